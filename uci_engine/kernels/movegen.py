@@ -66,7 +66,7 @@ def _shift(b, delta):
 
 
 @njit(cache=True)
-def _generate(st, ply, moves, write):
+def _generate(st, ply, moves, write, noisy):
     us = np.int64(st[ply, STM])
     them = 1 - us
     ub = us * 6
@@ -88,7 +88,9 @@ def _generate(st, ply, moves, write):
 
     # King moves: target squares must not be attacked with our king lifted off the board.
     occ_nok = occ ^ kbb
-    kt = KING_ATTACKS[ksq] & ~own
+    # noisy (quiescence) mode outside check: captures and promotions only
+    noisy_mask = opp if (noisy and not chk) else FULL
+    kt = KING_ATTACKS[ksq] & ~own & noisy_mask
     while kt:
         to = lsb(kt)
         kt &= kt - U1
@@ -105,7 +107,7 @@ def _generate(st, ply, moves, write):
         target = BETWEEN[ksq, lsb(chk)] | chk
     else:
         target = FULL
-    target_nc = target & ~own
+    target_nc = target & ~own & noisy_mask
 
     # Pinned pieces: our single blockers between the king and an enemy slider.
     pinned = U0
@@ -163,6 +165,9 @@ def _generate(st, ply, moves, write):
     single = _shift(free, up) & empty
     double = _shift(single & rank3, up) & empty & target
     single &= target
+    if noisy and not chk:
+        single &= last
+        double = U0
     capl = _shift(free & NOT_FILE_A, left) & opp & target
     capr = _shift(free & NOT_FILE_H, right) & opp & target
     n = _emit_pawns(moves, n, single & ~last, up, write)
@@ -181,6 +186,8 @@ def _generate(st, ply, moves, write):
             bb = U1 << np.uint64(frm)
             line = LINE[ksq, frm]
             s1 = _shift(bb, up) & empty & line
+            if noisy:
+                s1 &= last
             d1 = _shift(s1 & rank3, up) & empty
             cp = PAWN_ATTACKS[us, frm] & opp & line
             if (s1 | cp) & last:
@@ -216,7 +223,7 @@ def _generate(st, ply, moves, write):
 
     # Castling (Chess960 aware): king takes own rook.
     rights = np.int64(st[ply, CASTLE]) >> (2 * us) & 3
-    if rights and not chk:
+    if rights and not chk and not noisy:
         for side in range(2):
             if not (rights >> side & 1):
                 continue
@@ -254,7 +261,7 @@ def _generate(st, ply, moves, write):
 @njit(cache=True)
 def generate_legal(st, ply, moves):
     """Write the legal moves of row ``ply`` into ``moves`` (int32[>=256]); return the count."""
-    return _generate(st, ply, moves, True)
+    return _generate(st, ply, moves, True, False)
 
 
 @njit(cache=True)
@@ -262,4 +269,11 @@ def count_legal(st, ply, moves):
     """Number of legal moves of row ``ply`` by popcount of target sets (perft bulk counting).
 
     ``moves`` (int32[:]) is any move buffer: it is not written, it only fixes the signature."""
-    return _generate(st, ply, moves, False)
+    return _generate(st, ply, moves, False, False)
+
+
+@njit(cache=True)
+def generate_noisy(st, ply, moves):
+    """Legal captures, en passant and promotions of row ``ply`` (all evasions when in check)
+    into ``moves`` (int32[>=256]); returns the count. For quiescence search."""
+    return _generate(st, ply, moves, True, True)

@@ -1,0 +1,362 @@
+"""Engine facade (plain Python): owns the position history, TT, heuristics and search control.
+
+Import only after :func:`uci_engine.backend.select`. The UCI layer (``uci.py``) parses and
+formats; this class turns a ``position`` into state rows, runs iterative deepening over the
+``search_root`` kernel and reports iterations through a callback.
+"""
+import threading
+import time
+
+import numpy as np
+
+from .fen import STARTPOS, format_fen, parse_fen
+from .kernels import position as P
+from .kernels import search as S
+from .kernels.bitboard import NO_PIECE
+from .kernels.movegen import count_legal, generate_legal
+from .kernels.perft import perft, perft_divide
+from .timeman import budget
+
+HISTORY_ROWS = 1024           # game plies kept below the search rows
+PIECE_CHARS = "PNBRQKpnbrqk"
+
+
+def square_name(sq):
+    return "abcdefgh"[sq & 7] + str(sq // 8 + 1)
+
+
+class Engine:
+    """Position, transposition table and search for one UCI session.
+
+    ``hash_mib`` sizes the TT in MiB. Methods raise ``ValueError`` on bad input and then leave
+    the previous state untouched."""
+
+    def __init__(self, hash_mib=16):
+        self.st, self.mb = P.new_stack(HISTORY_ROWS + S.MAX_PLY + 16)
+        self.root = 0
+        self.chess960 = False
+        self.heur = S.new_heur()
+        self.mv = S.new_move_buffers()
+        self.set_hash(hash_mib)
+        self.set_position(STARTPOS, [])
+        self.stop_event = threading.Event()
+
+    # --- options ---------------------------------------------------------------------------
+    def set_hash(self, mib):
+        """Resize (and clear) the TT to ``mib`` MiB."""
+        self.tt, mask = S.new_tt(mib)
+        self.heur[S.TT_MASK] = mask
+
+    def clear(self):
+        """Forget TT contents and move-ordering history (``ucinewgame``, ``Clear Hash``)."""
+        self.tt[:] = 0
+        self.heur[:] = 0
+        self.heur[S.TT_MASK] = self.tt.shape[0] // 8 - 1
+
+    # --- position --------------------------------------------------------------------------
+    def set_position(self, fen, moves):
+        """Set the position from ``fen`` (str) and a list of UCI move strings.
+
+        Raises ``ValueError`` (bad FEN or illegal move); the old position is then kept."""
+        st, mb = P.new_stack(min(len(moves), HISTORY_ROWS - 1) + S.MAX_PLY + 16)
+        parse_fen(fen, st, mb, 0, chess960=self.chess960)
+        row = 0
+        for i, text in enumerate(moves):
+            m = self._parse_move(st, row, text)
+            if m is None:
+                raise ValueError(f"illegal move {text!r} at index {i} in position command")
+            if row + 1 >= st.shape[0] - S.MAX_PLY - 8:
+                keep = 128                      # enough rows for any repetition window
+                st[:keep] = st[row - keep + 1:row + 1]
+                mb[:keep] = mb[row - keep + 1:row + 1]
+                row = keep - 1
+            P.make_move(st, mb, row, m)
+            row += 1
+        n = row + 1
+        self.st[:n] = st[:n]
+        self.mb[:n] = mb[:n]
+        self.root = row
+
+    def fen(self):
+        return format_fen(self.st, self.mb, self.root)
+
+    def legal_moves(self, row=None):
+        row = self.root if row is None else row
+        buf = np.empty(256, dtype=np.int32)
+        n = generate_legal(self.st, row, buf)
+        return [int(m) for m in buf[:n]]
+
+    def move_to_uci(self, m, st=None, row=None):
+        """UCI text of move ``m``: castling as king to g/c file, or king-takes-rook when
+        UCI_Chess960 is on."""
+        st = self.st if st is None else st
+        frm, to, flag = m & 63, (m >> 6) & 63, (m >> 12) & 7
+        if flag == P.FLAG_CASTLE and not self.chess960:
+            to = (to & ~7) | (6 if to > frm else 2)
+        s = square_name(frm) + square_name(to)
+        if flag >= P.FLAG_PROMO:
+            s += "nbrq"[flag - P.FLAG_PROMO]
+        return s
+
+    def _parse_move(self, st, row, text):
+        buf = np.empty(256, dtype=np.int32)
+        n = generate_legal(st, row, buf)
+        text = text.strip()
+        for m in buf[:n]:
+            m = int(m)
+            if self.move_to_uci(m, st, row) == text:
+                return m
+            # accept the other castling notation too (e1h1 in standard, e1g1 in 960)
+            if (m >> 12) & 7 == P.FLAG_CASTLE:
+                frm, to = m & 63, (m >> 6) & 63
+                alt = square_name(frm) + square_name(to)
+                std = square_name(frm) + square_name((to & ~7) | (6 if to > frm else 2))
+                if text in (alt, std) and not (self.chess960 and text == std and frm != to
+                                               and self._is_plain_king_move(buf[:n], text)):
+                    return m
+        return None
+
+    def _is_plain_king_move(self, moves, text):
+        return any(self.move_to_uci(int(x)) == text and (int(x) >> 12) & 7 != P.FLAG_CASTLE
+                   for x in moves)
+
+    def parse_move(self, text):
+        """The move (int) for UCI text in the current position, or None if illegal."""
+        return self._parse_move(self.st, self.root, text)
+
+    def checkers(self):
+        return int(P.checkers(self.st, self.root))
+
+    def key(self):
+        return int(self.st[self.root, P.KEY])
+
+    def board_text(self):
+        lines = []
+        for r in range(7, -1, -1):
+            cells = []
+            for f in range(8):
+                p = int(self.mb[self.root, r * 8 + f])
+                cells.append(" " if p == NO_PIECE else PIECE_CHARS[p])
+            lines.append(" +---+---+---+---+---+---+---+---+")
+            lines.append(" | " + " | ".join(cells) + f" | {r + 1}")
+        lines.append(" +---+---+---+---+---+---+---+---+")
+        lines.append("   a   b   c   d   e   f   g   h")
+        return lines
+
+    # --- perft -----------------------------------------------------------------------------
+    def perft_divide(self, depth):
+        """List of (uci_move, leaf_count) for each root move at ``depth`` plies (>= 1)."""
+        st = self.st.copy()
+        mb = self.mb.copy()
+        moves = np.empty(256, dtype=np.int32)
+        counts = np.empty(256, dtype=np.int64)
+        n = perft_divide(st, mb, np.int64(self.root), np.int64(depth), moves, counts)
+        return [(self.move_to_uci(int(moves[i])), int(counts[i])) for i in range(n)]
+
+    def perft(self, depth):
+        st = self.st.copy()
+        mb = self.mb.copy()
+        return int(perft(st, mb, np.int64(self.root), np.int64(depth)))
+
+    # --- search ----------------------------------------------------------------------------
+    def static_eval(self):
+        return int(S.static_eval(self.st, np.int64(self.root)))
+
+    def hashfull(self):
+        return int(S.hashfull(self.tt, self.heur))
+
+    def _pv(self):
+        n = int(self.heur[S.PV_LEN])
+        return [int(m) for m in self.heur[S.PV:S.PV + n]]
+
+    def _ponder_from_tt(self, best):
+        """A ponder move for ``best`` from the TT when the PV has only one move."""
+        row = self.root
+        P.make_move(self.st, self.mb, row, best)
+        d = int(S.tt_probe(self.tt, self.heur, self.st[row + 1, P.KEY]))
+        if d >= 0:
+            m = d & 0xFFFF
+            if m in self.legal_moves(row + 1):
+                return m
+        return None
+
+    def search(self, limits, on_info=None, multipv=1, move_overhead=10, clock=None):
+        """Iterative deepening with aspiration windows.
+
+        ``limits`` is a :class:`uci_engine.timeman.Limits`; ``on_info(dict)`` is called after
+        each finished depth and on aspiration fail-high/low with keys depth, seldepth, multipv,
+        score (cp), mate (moves or None), bound, nodes, nps, hashfull, time (ms), pv (UCI list).
+        ``self.stop_event``/``request_stop`` end the search early. ``clock`` returns seconds
+        (defaults to time.monotonic). Returns ``(best_uci, ponder_uci_or_None)``; ``best`` is
+        ``"0000"`` when there is no legal move."""
+        clock = clock or time.monotonic
+        t0 = clock()
+        self._tstart = t0
+        self._clock = clock
+        legal = self.legal_moves()
+        if limits.searchmoves:
+            allowed = [m for m in legal if self.move_to_uci(m) in set(limits.searchmoves)]
+            allowed = allowed or legal
+        else:
+            allowed = legal
+        if not allowed:
+            return "0000", None
+        h = self.heur
+        h[S.STOP] = 0
+        h[S.NODES] = 0
+        h[S.SELDEPTH] = 0
+        h[S.BEST_MOVE] = 0
+        h[S.AGE] = (h[S.AGE] + 1) & 0x1F
+        h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
+        h[S.NODE_LIMIT] = limits.nodes if limits.nodes else 0
+        white = int(self.st[self.root, P.STM]) == 0
+        self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
+        self._arm_timer(self.hard_ms)
+        max_depth = min(limits.depth or (S.MAX_PLY - 8), S.MAX_PLY - 8)
+        multipv = max(1, min(multipv, len(allowed)))
+        best_pvs = [[m] for m in allowed[:multipv]]
+        best_scores = [None] * multipv
+        try:
+            for depth in range(1, max_depth + 1):
+                found = []
+                done_pvs, done_scores = [], []
+                for k in range(multipv):
+                    root_moves = [m for m in allowed if m not in found]
+                    filtered = len(root_moves) != len(legal)
+                    h[S.ROOT_N] = len(root_moves) if filtered else 0
+                    if filtered:
+                        h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
+                    prev = best_pvs[k] if k < len(best_pvs) else None
+                    h[S.BEST_MOVE] = prev[0] if prev and prev[0] in root_moves else 0
+                    score, pv, complete = self._aspiration(depth, best_scores[k] if k < len(
+                        best_scores) else None, t0, clock, k + 1, on_info)
+                    if not pv:
+                        pv = prev if prev and prev[0] in root_moves else [root_moves[0]]
+                        score = best_scores[k] if best_scores[k] is not None else score
+                    found.append(pv[0])
+                    done_pvs.append(pv)
+                    done_scores.append(score)
+                    if not complete:
+                        break
+                if len(done_pvs) == multipv or h[S.STOP]:
+                    for k in range(len(done_pvs)):
+                        best_pvs[k] = done_pvs[k]
+                        best_scores[k] = done_scores[k]
+                if h[S.STOP]:
+                    break
+                if on_info:
+                    for k in range(multipv):
+                        on_info(self._info(depth, k + 1, best_scores[k], best_pvs[k], None,
+                                           t0, clock))
+                if self._should_stop_after(depth, best_scores[0], limits, t0, clock):
+                    break
+        finally:
+            self._disarm_timer()
+        best = best_pvs[0][0]
+        ponder = best_pvs[0][1] if len(best_pvs[0]) > 1 else self._ponder_from_tt(best)
+        self.last_score = best_scores[0]
+        self.last_nodes = int(h[S.NODES])
+        return self.move_to_uci(best), (self.move_to_uci(ponder) if ponder else None)
+
+    def _aspiration(self, depth, prev_score, t0, clock, multipv, on_info):
+        """Search one depth, widening the window on fail-high/low. Returns (score, pv,
+        complete)."""
+        h = self.heur
+        if depth >= 4 and prev_score is not None and abs(prev_score) < S.MATE_BOUND:
+            delta = 20
+            alpha, beta = max(prev_score - delta, -S.INF), min(prev_score + delta, S.INF)
+        else:
+            delta = S.INF
+            alpha, beta = -S.INF, S.INF
+        while True:
+            score = int(S.search_root(self.st, self.mb, self.tt, h, self.mv,
+                                      np.int64(self.root), np.int64(depth), np.int64(alpha),
+                                      np.int64(beta)))
+            pv = self._pv()
+            if h[S.STOP]:
+                # keep what a finished root move proved, else the caller keeps the last PV
+                if pv and h[S.ROOT_DONE] > 0:
+                    return int(h[S.BEST_SCORE]), pv, False
+                return score, [], False
+            if score <= alpha:
+                if on_info and clock() - t0 > 1.0:
+                    on_info(self._info(depth, multipv, score, pv or [int(h[S.BEST_MOVE])]
+                                       if h[S.BEST_MOVE] else pv, "upperbound", t0, clock))
+                beta = (alpha + beta) // 2
+                alpha = max(score - delta, -S.INF)
+            elif score >= beta:
+                if on_info and clock() - t0 > 1.0 and pv:
+                    on_info(self._info(depth, multipv, score, pv, "lowerbound", t0, clock))
+                beta = min(score + delta, S.INF)
+            else:
+                return score, pv, True
+            delta += delta // 2 + 5
+
+    def _info(self, depth, multipv, score, pv, bound, t0, clock):
+        elapsed = max(clock() - t0, 1e-6)
+        nodes = int(self.heur[S.NODES])
+        mate = None
+        if score is not None and abs(score) >= S.MATE_BOUND:
+            plies = S.MATE - abs(score)
+            mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
+        return {"depth": depth, "seldepth": max(int(self.heur[S.SELDEPTH]), depth),
+                "multipv": multipv, "score": score, "mate": mate, "bound": bound,
+                "nodes": nodes, "nps": int(nodes / elapsed), "hashfull": self.hashfull(),
+                "time": int(elapsed * 1000), "pv": self._pv_uci(pv)}
+
+    def _pv_uci(self, pv):
+        out = []
+        row = self.root
+        st, mb = self.st.copy(), self.mb.copy()
+        for m in pv:
+            if m not in self._legal_in(st, row):
+                break
+            out.append(self.move_to_uci(m))
+            P.make_move(st, mb, row, m)
+            row += 1
+        return out
+
+    @staticmethod
+    def _legal_in(st, row):
+        buf = np.empty(256, dtype=np.int32)
+        n = generate_legal(st, row, buf)
+        return set(int(x) for x in buf[:n])
+
+    def _should_stop_after(self, depth, score, limits, t0, clock):
+        if limits.mate and score is not None and score >= S.MATE - 2 * limits.mate:
+            return True
+        if limits.depth and depth >= limits.depth:
+            return True
+        if self.soft_ms is not None:
+            elapsed_ms = (clock() - self._tstart) * 1000
+            if elapsed_ms >= self.soft_ms:
+                return True
+        if self.soft_ms is not None and score is not None and abs(score) >= S.MATE_BOUND \
+                and depth >= 2 * (S.MATE - abs(score)) + 4:
+            return True
+        return False
+
+    # --- stop control ----------------------------------------------------------------------
+    def request_stop(self):
+        """Ask a running search to stop as soon as possible (thread-safe)."""
+        self.heur[S.STOP] = 1
+
+    def _arm_timer(self, hard_ms):
+        self._timer = None
+        if hard_ms is not None:
+            self._timer = threading.Timer(hard_ms / 1000.0, self.request_stop)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _disarm_timer(self):
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def extend_time(self, limits, move_overhead=10):
+        """On ``ponderhit``: restart the clock budget from now using ``limits``."""
+        white = int(self.st[self.root, P.STM]) == 0
+        self._tstart = self._clock()
+        self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
+        self._disarm_timer()
+        self._arm_timer(self.hard_ms)

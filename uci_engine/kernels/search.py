@@ -1,0 +1,657 @@
+"""Alpha-beta search kernels: PVS negamax, quiescence, SEE, move ordering, transposition table.
+
+All mutable search state lives in numpy arrays the engine facade owns (no jitclass: cacheable):
+
+* ``st``/``mb``: position rows (see position.py); the game history sits below ``root_row``.
+* ``tt``: int64[2 * entries]: pairs (key, data), four-entry buckets. data packs move (bits 0-15),
+  score + 32768 (16-31), static eval + 32768 (32-47), depth + 1 (48-54), bound (55-56),
+  age (57-61). Mate scores are stored relative to the node (chessprogramming wiki
+  "Transposition Table", "Mate Scores").
+* ``heur``: int64[HEUR_LEN] control block and heuristics; offsets below. The UCI thread writes
+  ``heur[STOP] = 1`` to stop a search; kernels are ``nogil`` so it is read while they run.
+* ``mv``: int32[MAX_PLY, 3, 256] per-ply move, score and tried-quiet buffers.
+
+Techniques (chessprogramming wiki pages of the same names): iterative deepening (driven from
+Python), principal variation search, null-move pruning with a zugzwang guard (no null move
+without non-pawn material), late move reductions, reverse futility, futility and late-move
+pruning, check extension, mate distance pruning, quiescence with SEE pruning, MVV-LVA, killer,
+history (with gravity) and countermove ordering, repetition / fifty-move / insufficient-material
+draws.
+"""
+import numpy as np
+from numba import njit
+
+from .bitboard import U0, U1, lsb, popcount, NO_PIECE
+from .attacks import rook_attacks, bishop_attacks
+from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, CAPTURED, NULL_MOVE,
+                       FLAG_EP, FLAG_CASTLE, FLAG_PROMO, make_move, make_null_move,
+                       attackers_to)
+from .movegen import generate_legal, generate_noisy
+from .evaluate import evaluate
+
+MAX_PLY = 128
+MATE = 32000
+INF = 32500
+MATE_BOUND = MATE - 2 * MAX_PLY     # |score| >= this is a mate score
+VALUE_NONE = 32600
+
+BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
+
+# heur layout
+STOP = 0            # set to 1 by the controller to abort
+NODES = 1           # nodes searched
+NODE_LIMIT = 2      # stop when NODES reaches this (0 = none)
+SELDEPTH = 3
+ROOT_ROW = 4        # row index of the root position in st/mb
+TT_MASK = 5         # number of buckets - 1
+AGE = 6             # TT generation, 0..31
+ROOT_N = 7          # root move filter length (0 = all legal moves)
+BEST_MOVE = 8       # best root move of the current iteration (0 = none yet)
+BEST_SCORE = 9
+ROOT_DONE = 10      # root moves fully searched in the current iteration
+ROOT_MOVES = 16                                 # int[256]: allowed root moves
+PV_LEN = ROOT_MOVES + 256                       # int[MAX_PLY]
+PV = PV_LEN + MAX_PLY                           # int[MAX_PLY * MAX_PLY] triangular PV table
+KILLERS = PV + MAX_PLY * MAX_PLY                # int[MAX_PLY * 2]
+HISTORY = KILLERS + MAX_PLY * 2                 # int[2 * 64 * 64]
+COUNTER = HISTORY + 2 * 64 * 64                 # int[12 * 64]
+SEE_GAIN = COUNTER + 12 * 64                    # int[40] scratch
+HEUR_LEN = SEE_GAIN + 40
+
+# piece values for SEE / MVV-LVA, by type P N B R Q K (centipawns)
+SEE_VALUE = np.array([100, 320, 330, 500, 950, 20000, 0], dtype=np.int64)
+
+# LMR reductions: round(0.75 + ln(depth) * ln(moves) / 2.25), plies
+_lmr = np.zeros((64, 64), dtype=np.int64)
+for _d in range(1, 64):
+    for _m in range(1, 64):
+        _lmr[_d, _m] = int(0.75 + np.log(_d) * np.log(_m) / 2.25)
+LMR = _lmr
+del _lmr
+
+HISTORY_MAX = 16384
+# Recursive kernels take only int64 scalars (never literals): a cached recursive function
+# compiled for a literal type can crash when loaded from the cache (numba issue #6061).
+ZERO = np.int64(0)
+ONE = np.int64(1)
+
+
+def new_heur():
+    """A zeroed control/heuristics block: int64[HEUR_LEN]."""
+    return np.zeros(HEUR_LEN, dtype=np.int64)
+
+
+def new_tt(mib):
+    """A transposition table of ``mib`` MiB (int; 16 bytes an entry, 4 entries a bucket,
+    the bucket count rounded down to a power of two). Returns (tt int64[2 * entries], mask)."""
+    buckets = max(1, (int(mib) << 20) // 64)
+    buckets = 1 << (buckets.bit_length() - 1)
+    return np.zeros(buckets * 8, dtype=np.int64), buckets - 1
+
+
+def new_move_buffers():
+    """Per-ply move/score/tried buffers: int32[MAX_PLY + 8, 3, 256]."""
+    return np.zeros((MAX_PLY + 8, 3, 256), dtype=np.int32)
+
+
+# --- transposition table ----------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _tt_index(heur, key):
+    return (np.int64(key) & heur[TT_MASK]) * 8
+
+
+@njit(cache=True)
+def tt_probe(tt, heur, key):
+    """The data word (int64) stored for ``key`` (uint64), or -1 when absent."""
+    k = np.int64(key)
+    base = _tt_index(heur, key)
+    for e in range(4):
+        if tt[base + 2 * e] == k and tt[base + 2 * e + 1] != 0:
+            return tt[base + 2 * e + 1]
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def tt_store(tt, heur, key, move, score, ev, depth, bound):
+    """Store an entry, replacing the same key or the least valuable (shallow, old) slot."""
+    k = np.int64(key)
+    base = _tt_index(heur, key)
+    age = heur[AGE]
+    slot = base
+    worst = np.int64(1 << 40)
+    for e in range(4):
+        i = base + 2 * e
+        if tt[i] == k or tt[i + 1] == 0:
+            slot = i
+            if tt[i] == k and move == 0:
+                move = tt[i + 1] & 0xFFFF
+            break
+        d = tt[i + 1]
+        edepth = (d >> 48) & 0x7F
+        eage = (d >> 57) & 0x1F
+        value = edepth - 8 * ((age - eage) & 0x1F)
+        if value < worst:
+            worst = value
+            slot = i
+    if depth < -1:
+        depth = -1
+    if depth > 125:
+        depth = 125
+    tt[slot] = k
+    tt[slot + 1] = ((move & 0xFFFF) | ((score + 32768) << 16) | ((ev + 32768) << 32)
+                    | ((depth + 1) << 48) | (bound << 55) | (age << 57))
+
+
+@njit(cache=True, inline="always")
+def _tt_move(d):
+    return d & 0xFFFF
+
+
+@njit(cache=True, inline="always")
+def _tt_score(d):
+    return ((d >> 16) & 0xFFFF) - 32768
+
+
+@njit(cache=True, inline="always")
+def _tt_eval(d):
+    return ((d >> 32) & 0xFFFF) - 32768
+
+
+@njit(cache=True, inline="always")
+def _tt_depth(d):
+    return ((d >> 48) & 0x7F) - 1
+
+
+@njit(cache=True, inline="always")
+def _tt_bound(d):
+    return (d >> 55) & 3
+
+
+@njit(cache=True, inline="always")
+def score_to_tt(s, sply):
+    if s >= MATE_BOUND:
+        return s + sply
+    if s <= -MATE_BOUND:
+        return s - sply
+    return s
+
+
+@njit(cache=True, inline="always")
+def score_from_tt(s, sply):
+    if s >= MATE_BOUND:
+        return s - sply
+    if s <= -MATE_BOUND:
+        return s + sply
+    return s
+
+
+@njit(cache=True)
+def hashfull(tt, heur):
+    """Permille (0..1000) of the first 1000 entries written in the current search."""
+    used = 0
+    n = min(1000, tt.shape[0] // 2)
+    age = heur[AGE]
+    for i in range(n):
+        d = tt[2 * i + 1]
+        if d != 0 and ((d >> 57) & 0x1F) == age:
+            used += 1
+    return used * 1000 // max(n, 1)
+
+
+# --- static exchange evaluation ---------------------------------------------------------------
+@njit(cache=True)
+def see(st, mb, heur, row, m):
+    """Static exchange evaluation (centipawns) of move ``m`` on row ``row``: the material the
+    mover expects to win on the target square with best recaptures (swap algorithm,
+    chessprogramming wiki "SEE - The Swap Algorithm")."""
+    frm = m & 63
+    to = (m >> 6) & 63
+    flag = (m >> 12) & 7
+    if flag == FLAG_CASTLE:
+        return np.int64(0)
+    g = SEE_GAIN
+    occ = st[row, OCC_ALL] ^ (U1 << np.uint64(frm))
+    mover = np.int64(mb[row, frm]) % 6
+    if flag == FLAG_EP:
+        heur[g] = SEE_VALUE[0]
+        capsq = to - 8 if st[row, STM] == 0 else to + 8
+        occ ^= U1 << np.uint64(capsq)
+    else:
+        c = np.int64(mb[row, to])
+        heur[g] = SEE_VALUE[c % 6] if c != NO_PIECE else 0
+    on_sq = SEE_VALUE[mover]
+    if flag >= FLAG_PROMO:
+        promo = SEE_VALUE[flag - 3]
+        heur[g] += promo - SEE_VALUE[0]
+        on_sq = promo
+    rq = st[row, 3] | st[row, 4] | st[row, 9] | st[row, 10]
+    bq = st[row, 2] | st[row, 4] | st[row, 8] | st[row, 10]
+    att = attackers_to(st, row, to, occ) & occ
+    side = 1 - np.int64(st[row, STM])
+    d = 0
+    while True:
+        mine = att & st[row, OCC + side]
+        if not mine:
+            break
+        lva = 0
+        b = U0
+        for t in range(6):
+            b = mine & st[row, side * 6 + t]
+            if b:
+                lva = t
+                break
+        d += 1
+        heur[g + d] = on_sq - heur[g + d - 1]
+        if max(-heur[g + d - 1], heur[g + d]) < 0 or d >= 30:
+            break
+        if lva == 5 and (att & st[row, OCC + 1 - side] & occ & ~(b & (U0 - b))):
+            # the king cannot capture into a defended square
+            d -= 1
+            break
+        occ ^= b & (U0 - b)
+        att |= (rook_attacks(to, occ) & rq) | (bishop_attacks(to, occ) & bq)
+        att &= occ
+        on_sq = SEE_VALUE[lva]
+        side = 1 - side
+    while d > 0:
+        heur[g + d - 1] = -max(-heur[g + d - 1], heur[g + d])
+        d -= 1
+    return heur[g]
+
+
+# --- helpers -----------------------------------------------------------------------------------
+@njit(cache=True)
+def is_draw(st, row, root_row):
+    """Fifty-move rule, repetition (once inside the tree, twice including game history) or
+    insufficient material (K v K, K+minor v K)."""
+    half = np.int64(st[row, HALFMOVE])
+    if half >= 100:
+        return True
+    key = st[row, KEY]
+    reps = 0
+    i = row - 4
+    stop = row - half
+    while i >= stop and i >= 0:
+        if st[i, KEY] == key:
+            if i >= root_row:
+                return True
+            reps += 1
+            if reps >= 2:
+                return True
+        i -= 2
+    # insufficient material
+    if (st[row, 0] | st[row, 6] | st[row, 3] | st[row, 9] | st[row, 4] | st[row, 10]) == U0:
+        minors = st[row, 1] | st[row, 2] | st[row, 7] | st[row, 8]
+        if popcount(minors) <= 1:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _is_quiet(mb, row, m):
+    flag = (m >> 12) & 7
+    if flag == FLAG_EP or flag >= FLAG_PROMO:
+        return False
+    if flag == FLAG_CASTLE:
+        return True
+    return mb[row, (m >> 6) & 63] == NO_PIECE
+
+
+@njit(cache=True)
+def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
+    us = np.int64(st[row, STM])
+    k1 = heur[KILLERS + 2 * sply]
+    k2 = heur[KILLERS + 2 * sply + 1]
+    last = np.int64(st[row, LAST_MOVE])
+    cm = 0
+    if last != 0 and last != NULL_MOVE:
+        lto = (last >> 6) & 63
+        cm = heur[COUNTER + np.int64(mb[row, lto]) * 64 + lto]
+    for i in range(n):
+        m = np.int64(mv[sply, 0, i])
+        if m == tt_move:
+            s = 2000000
+        elif not _is_quiet(mb, row, m):
+            flag = (m >> 12) & 7
+            frm = m & 63
+            to = (m >> 6) & 63
+            if flag == FLAG_EP:
+                victim = 0
+            elif flag >= FLAG_PROMO:
+                c = np.int64(mb[row, to])
+                victim = (c % 6) if c != NO_PIECE else 0
+                if flag != FLAG_PROMO + 3:
+                    victim = -10
+                else:
+                    victim += 8
+            else:
+                victim = np.int64(mb[row, to]) % 6
+            attacker = np.int64(mb[row, frm]) % 6
+            s = 1000000 + victim * 100 - attacker
+            if victim >= 0 and see(st, mb, heur, row, m) < 0:
+                s = -1000000 + victim * 100 - attacker
+        elif m == k1:
+            s = 900000
+        elif m == k2:
+            s = 899000
+        elif m == cm:
+            s = 898000
+        else:
+            s = heur[HISTORY + (us * 64 + (m & 63)) * 64 + ((m >> 6) & 63)]
+        mv[sply, 1, i] = s
+
+
+@njit(cache=True, inline="always")
+def _pick(mv, sply, i, n):
+    """Selection step: swap the best-scored remaining move into slot i and return it."""
+    best = i
+    bs = mv[sply, 1, i]
+    for j in range(i + 1, n):
+        if mv[sply, 1, j] > bs:
+            bs = mv[sply, 1, j]
+            best = j
+    if best != i:
+        t = mv[sply, 0, i]
+        mv[sply, 0, i] = mv[sply, 0, best]
+        mv[sply, 0, best] = t
+        t = mv[sply, 1, i]
+        mv[sply, 1, i] = mv[sply, 1, best]
+        mv[sply, 1, best] = t
+    return np.int64(mv[sply, 0, i])
+
+
+@njit(cache=True, inline="always")
+def _update_history(heur, idx, bonus):
+    h = heur[idx]
+    heur[idx] = h + bonus - h * abs(bonus) // HISTORY_MAX
+
+
+@njit(cache=True, inline="always")
+def _check_stop(heur):
+    if heur[NODE_LIMIT] and heur[NODES] >= heur[NODE_LIMIT]:
+        heur[STOP] = 1
+    return heur[STOP] != 0
+
+
+# --- quiescence --------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def qsearch(st, mb, tt, heur, mv, row, alpha, beta):
+    """Quiescence search (captures and promotions; all evasions in check); score in
+    centipawns from the side to move."""
+    heur[NODES] += 1
+    if _check_stop(heur):
+        return np.int64(0)
+    root_row = heur[ROOT_ROW]
+    sply = row - root_row
+    if sply > heur[SELDEPTH]:
+        heur[SELDEPTH] = sply
+    if sply >= MAX_PLY - 1:
+        return evaluate(st, row)
+    if is_draw(st, row, root_row):
+        return np.int64(0)
+    us = np.int64(st[row, STM])
+    ksq = lsb(st[row, us * 6 + 5])
+    in_check = (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
+    key = st[row, KEY]
+    d = tt_probe(tt, heur, key)
+    tt_move = 0
+    if d >= 0:
+        tt_move = _tt_move(d)
+        ts = score_from_tt(_tt_score(d), sply)
+        b = _tt_bound(d)
+        if (b == BOUND_EXACT or (b == BOUND_LOWER and ts >= beta)
+                or (b == BOUND_UPPER and ts <= alpha)):
+            return ts
+    if in_check:
+        best = -MATE + sply
+        stand = -INF
+    else:
+        stand = evaluate(st, row)
+        if stand >= beta:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        best = stand
+    n = generate_noisy(st, row, mv[sply, 0])
+    if n == 0:
+        return best
+    _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+    for i in range(n):
+        m = _pick(mv, sply, i, n)
+        if not in_check:
+            if mv[sply, 1, i] < 0:
+                break                               # losing captures by SEE: pruned
+            flag = (m >> 12) & 7
+            if flag < FLAG_PROMO:
+                c = np.int64(mb[row, (m >> 6) & 63])
+                gain = SEE_VALUE[c % 6] if c != NO_PIECE else SEE_VALUE[0]
+                if stand + gain + 200 <= alpha:
+                    continue                        # delta pruning
+        make_move(st, mb, row, m)
+        score = -qsearch(st, mb, tt, heur, mv, row + 1, -beta, -alpha)
+        if heur[STOP]:
+            return np.int64(0)
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+    return best
+
+
+# --- main search -------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
+    """Principal variation search to ``depth`` plies from row ``row``; returns the score in
+    centipawns from the side to move (mate scores are MATE - plies to mate). ``cut_node`` is
+    1 at expected cut nodes, else 0 (int64)."""
+    root_row = heur[ROOT_ROW]
+    sply = row - root_row
+    heur[PV_LEN + sply] = 0
+    root = sply == 0
+    pv_node = beta - alpha > 1
+    us = np.int64(st[row, STM])
+    ksq = lsb(st[row, us * 6 + 5])
+    in_check = (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
+    if in_check and sply < MAX_PLY - 8:
+        depth += 1                                  # check extension
+    if depth <= 0:
+        return qsearch(st, mb, tt, heur, mv, row, alpha, beta)
+    heur[NODES] += 1
+    if _check_stop(heur):
+        return np.int64(0)
+    if sply > heur[SELDEPTH]:
+        heur[SELDEPTH] = sply
+
+    if not root:
+        if is_draw(st, row, root_row):
+            return np.int64(0)
+        if sply >= MAX_PLY - 1:
+            return evaluate(st, row)
+        # mate distance pruning
+        if alpha < -MATE + sply:
+            alpha = -MATE + sply
+        if beta > MATE - sply - 1:
+            beta = MATE - sply - 1
+        if alpha >= beta:
+            return alpha
+
+    key = st[row, KEY]
+    d = tt_probe(tt, heur, key)
+    tt_move = 0
+    ev = VALUE_NONE
+    if d >= 0:
+        tt_move = _tt_move(d)
+        ev = _tt_eval(d)
+        if not pv_node and _tt_depth(d) >= depth:
+            ts = score_from_tt(_tt_score(d), sply)
+            b = _tt_bound(d)
+            if (b == BOUND_EXACT or (b == BOUND_LOWER and ts >= beta)
+                    or (b == BOUND_UPPER and ts <= alpha)):
+                return ts
+    if root and heur[BEST_MOVE] != 0:
+        tt_move = heur[BEST_MOVE]
+
+    if in_check:
+        ev = -INF
+    elif ev == VALUE_NONE:
+        ev = evaluate(st, row)
+
+    if not in_check and not pv_node:
+        # Reverse futility pruning (static null move).
+        if depth <= 7 and ev - 80 * depth >= beta and ev < MATE_BOUND:
+            return ev
+        # Null move pruning with a zugzwang guard.
+        non_pawn = st[row, OCC + us] ^ st[row, us * 6] ^ st[row, us * 6 + 5]
+        if (depth >= 3 and ev >= beta and non_pawn != U0
+                and st[row, LAST_MOVE] != NULL_MOVE and beta > -MATE_BOUND):
+            r = 3 + depth // 4 + min(3, (ev - beta) // 200)
+            make_null_move(st, mb, row)
+            score = -negamax(st, mb, tt, heur, mv, row + 1, depth - 1 - r, -beta, -beta + 1,
+                             1 - cut_node)
+            if heur[STOP]:
+                return np.int64(0)
+            if score >= beta:
+                if score >= MATE_BOUND:
+                    score = beta
+                return score
+
+    # Internal iterative reduction: no TT move at a deep node.
+    if tt_move == 0 and depth >= 4 and (pv_node or cut_node):
+        depth -= 1
+
+    n = generate_legal(st, row, mv[sply, 0])
+    if n == 0:
+        return -MATE + sply if in_check else np.int64(0)
+    if root and heur[ROOT_N] > 0:
+        # keep only the allowed root moves (searchmoves / MultiPV exclusion)
+        k = 0
+        for i in range(n):
+            m = mv[sply, 0, i]
+            for j in range(heur[ROOT_N]):
+                if heur[ROOT_MOVES + j] == m:
+                    mv[sply, 0, k] = m
+                    k += 1
+                    break
+        n = k
+        if n == 0:
+            return -INF
+    _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+
+    best = -INF
+    best_move = 0
+    bound = BOUND_UPPER
+    searched = 0
+    quiets = 0
+    for i in range(n):
+        m = _pick(mv, sply, i, n)
+        quiet = _is_quiet(mb, row, m)
+        if not root and best > -MATE_BOUND and not in_check:
+            if quiet:
+                # late move pruning and futility pruning of quiet moves
+                if depth <= 4 and searched >= 3 + depth * depth:
+                    continue
+                if depth <= 3 and searched > 0 and ev + 120 + 100 * depth <= alpha:
+                    continue
+            elif depth <= 4 and mv[sply, 1, i] < 0 and see(st, mb, heur, row, m) < -100 * depth:
+                continue                            # SEE pruning of losing captures
+        make_move(st, mb, row, m)
+        child = row + 1
+        them = 1 - us
+        cks = lsb(st[child, them * 6 + 5])
+        gives_check = (attackers_to(st, child, cks, st[child, OCC_ALL])
+                       & st[child, OCC + us]) != U0
+        new_depth = depth - 1
+        if searched == 0:
+            score = -negamax(st, mb, tt, heur, mv, child, new_depth, -beta, -alpha, ZERO)
+        else:
+            r = 0
+            if depth >= 3 and searched >= (3 if pv_node else 2) and quiet and not in_check \
+                    and not gives_check:
+                r = LMR[min(depth, 63), min(searched, 63)]
+                if pv_node:
+                    r -= 1
+                if cut_node:
+                    r += 1
+                if mv[sply, 1, i] >= 898000:
+                    r -= 1                          # killers and countermove
+                else:
+                    r -= mv[sply, 1, i] // 6000     # history
+                if r < 0:
+                    r = 0
+                if r > new_depth - 1:
+                    r = max(new_depth - 1, 0)
+            score = -negamax(st, mb, tt, heur, mv, child, new_depth - r, -alpha - 1, -alpha,
+                             ONE)
+            if score > alpha and r > 0:
+                score = -negamax(st, mb, tt, heur, mv, child, new_depth, -alpha - 1, -alpha,
+                                 1 - cut_node)
+            if score > alpha and score < beta:
+                score = -negamax(st, mb, tt, heur, mv, child, new_depth, -beta, -alpha, ZERO)
+        if heur[STOP]:
+            return np.int64(0)
+        searched += 1
+        if root:
+            heur[ROOT_DONE] = searched
+        if score > best:
+            best = score
+            if score > alpha:
+                best_move = m
+                # update the triangular PV
+                base = PV + sply * MAX_PLY
+                cbase = PV + (sply + 1) * MAX_PLY
+                heur[base] = m
+                cl = heur[PV_LEN + sply + 1] if sply + 1 < MAX_PLY else 0
+                for j in range(cl):
+                    heur[base + 1 + j] = heur[cbase + j]
+                heur[PV_LEN + sply] = cl + 1
+                if root:
+                    heur[BEST_MOVE] = m
+                    heur[BEST_SCORE] = score
+                if score >= beta:
+                    bound = BOUND_LOWER
+                    if quiet:
+                        bonus = min(depth * depth * 16, 1600)
+                        if heur[KILLERS + 2 * sply] != m:
+                            heur[KILLERS + 2 * sply + 1] = heur[KILLERS + 2 * sply]
+                            heur[KILLERS + 2 * sply] = m
+                        _update_history(heur, HISTORY + (us * 64 + (m & 63)) * 64
+                                        + ((m >> 6) & 63), bonus)
+                        for j in range(quiets):
+                            q = np.int64(mv[sply, 2, j])
+                            _update_history(heur, HISTORY + (us * 64 + (q & 63)) * 64
+                                            + ((q >> 6) & 63), -bonus)
+                        last = np.int64(st[row, LAST_MOVE])
+                        if last != 0 and last != NULL_MOVE:
+                            lto = (last >> 6) & 63
+                            heur[COUNTER + np.int64(mb[row, lto]) * 64 + lto] = m
+                    break
+                alpha = score
+                bound = BOUND_EXACT
+        if quiet and quiets < 256:
+            mv[sply, 2, quiets] = m
+            quiets += 1
+    if searched == 0:
+        # every move was pruned (only possible with a filtered root): fail low
+        return alpha
+    if not (root and heur[ROOT_N] > 0):
+        tt_store(tt, heur, key, best_move, score_to_tt(best, sply),
+                 ev if ev != -INF else 0, depth, bound)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def search_root(st, mb, tt, heur, mv, root_row, depth, alpha, beta):
+    """One iteration of iterative deepening from ``root_row``: returns the score (centipawns
+    or mate) within (alpha, beta); the PV is at ``heur[PV:PV + heur[PV_LEN]]``."""
+    heur[ROOT_ROW] = root_row
+    heur[ROOT_DONE] = 0
+    return negamax(st, mb, tt, heur, mv, np.int64(root_row), np.int64(depth), np.int64(alpha),
+                   np.int64(beta), ZERO)
+
+
+@njit(cache=True, nogil=True)
+def static_eval(st, row):
+    """Static evaluation (centipawns, side to move) of ``row`` for the ``eval`` command."""
+    return evaluate(st, row)

@@ -1,0 +1,395 @@
+"""UCI protocol loop (plain Python): parse commands, format replies, run searches in a thread.
+
+Protocol reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and Stockfish's
+behaviour. stdout carries only protocol lines, one flushed write per line; every problem with
+the input is reported as ``info string error: ...`` and the loop keeps reading.
+"""
+import sys
+import threading
+import time
+import traceback
+
+from . import __version__
+from .timeman import Limits
+
+ENGINE_NAME = f"uci_engine {__version__}"
+AUTHOR = "the uci_engine developers"
+MAX_HASH = 4096
+
+
+class Option:
+    def __init__(self, name, kind, default=None, lo=None, hi=None):
+        self.name, self.kind, self.default, self.lo, self.hi = name, kind, default, lo, hi
+        self.value = default
+
+    def describe(self):
+        s = f"option name {self.name} type {self.kind}"
+        if self.kind == "spin":
+            s += f" default {self.default} min {self.lo} max {self.hi}"
+        elif self.kind == "check":
+            s += f" default {'true' if self.default else 'false'}"
+        return s
+
+
+class UCI:
+    """One UCI session. ``out`` is a text stream; ``sliders`` an optional backend request
+    (``--sliders``). Kernels load in a background thread started at construction."""
+
+    def __init__(self, out=None, sliders=None):
+        self.out = out or sys.stdout
+        self.lock = threading.Lock()
+        self.ready = threading.Event()
+        self.load_error = None
+        self.engine = None
+        self.sliders_text = None
+        self.sliders_warning = None
+        self.sliders_announced = False
+        self.debug = False
+        self.search_thread = None
+        self.go_done = threading.Event()
+        self.go_done.set()
+        self.release = threading.Event()   # lets an infinite/ponder search print bestmove
+        self.pondering = False
+        self.current_limits = None
+        self.pending_fen = None
+        self.options = {o.name.lower(): o for o in (
+            Option("Hash", "spin", 16, 1, MAX_HASH),
+            Option("Clear Hash", "button"),
+            Option("MultiPV", "spin", 1, 1, 256),
+            Option("Ponder", "check", False),
+            Option("Move Overhead", "spin", 10, 0, 5000),
+            Option("UCI_Chess960", "check", False),
+        )}
+        self.loader = threading.Thread(target=self._load, args=(sliders,), daemon=True)
+        self.loader.start()
+
+    # --- output ------------------------------------------------------------------------------
+    def send(self, line):
+        with self.lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def error(self, msg):
+        self.send(f"info string error: {msg}")
+
+    # --- startup -----------------------------------------------------------------------------
+    def _load(self, sliders):
+        try:
+            from . import backend
+            name, text, warning = backend.choose_and_select(sliders)
+            self.sliders_text, self.sliders_warning = text, warning
+            from .engine import Engine
+            from .warmup import warm_up
+            eng = Engine(self.options["hash"].value)
+            warm_up(eng)
+            self.engine = eng
+        except Exception as exc:  # reported on isready; the loop keeps answering
+            self.load_error = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            self.ready.set()
+
+    def _wait_ready(self):
+        self.ready.wait()
+        if not self.sliders_announced and (self.sliders_text or self.load_error):
+            self.sliders_announced = True
+            if self.sliders_warning:
+                self.send(f"info string warning: {self.sliders_warning}")
+            if self.sliders_text:
+                self.send(f"info string sliders {self.sliders_text}")
+        if self.engine is None:
+            self.error(f"engine failed to load: {self.load_error}")
+            return False
+        return True
+
+    # --- main loop ---------------------------------------------------------------------------
+    def run(self, infile=None):
+        """Read commands until ``quit`` or end of input; returns the exit status (0)."""
+        infile = infile or sys.stdin
+        while True:
+            try:
+                line = infile.readline()
+            except (UnicodeDecodeError, ValueError) as exc:
+                self.error(f"unreadable input: {exc}")
+                continue
+            except KeyboardInterrupt:
+                break
+            if not line:
+                break
+            try:
+                if self.handle(line) is False:
+                    break
+            except Exception as exc:  # never die on a command
+                self.error(f"internal error on {line.strip()!r}: {type(exc).__name__}: {exc}")
+                traceback.print_exc(file=sys.stderr)
+        self._stop_search()
+        return 0
+
+    def handle(self, line):
+        """Handle one command line. Returns False on ``quit``."""
+        tokens = line.strip().split()
+        if not tokens:
+            return True
+        cmd, args = tokens[0], tokens[1:]
+        handler = getattr(self, "cmd_" + cmd, None) if cmd.isidentifier() else None
+        if handler is None:
+            self.error(f"unknown command {line.strip()!r}")
+            return True
+        return handler(args, line) is not False
+
+    # --- commands ----------------------------------------------------------------------------
+    def cmd_uci(self, args, line):
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {AUTHOR}")
+        for o in self.options.values():
+            self.send(o.describe())
+        self.send("uciok")
+
+    def cmd_debug(self, args, line):
+        if args not in (["on"], ["off"]):
+            self.error("debug expects 'on' or 'off'")
+            return
+        self.debug = args[0] == "on"
+
+    def cmd_isready(self, args, line):
+        self._wait_ready()
+        self.send("readyok")
+
+    def cmd_quit(self, args, line):
+        return False
+
+    def cmd_stop(self, args, line):
+        self._stop_search(wait=False)
+
+    def cmd_ponderhit(self, args, line):
+        if not self.pondering or self.engine is None:
+            return
+        self.pondering = False
+        lim = self.current_limits
+        lim.ponder = False
+        self.engine.extend_time(lim, self.options["move overhead"].value)
+        if lim.infinite is False and self.go_done.is_set() is False:
+            self.release.set()
+
+    def cmd_setoption(self, args, line):
+        if not args or args[0] != "name":
+            self.error("setoption expects 'name <id> [value <x>]'")
+            return
+        if "value" in args:
+            i = args.index("value")
+            name, value = " ".join(args[1:i]), " ".join(args[i + 1:])
+        else:
+            name, value = " ".join(args[1:]), None
+        opt = self.options.get(name.lower())
+        if opt is None:
+            self.error(f"unknown option {name!r}")
+            return
+        if not self.go_done.is_set():
+            self.error(f"cannot set option {opt.name} while searching")
+            return
+        if opt.kind == "button":
+            if not self._wait_ready():
+                return
+            self.engine.clear()
+            return
+        if value is None or value == "":
+            self.error(f"option {opt.name} needs a value")
+            return
+        if opt.kind == "spin":
+            try:
+                v = int(value)
+            except ValueError:
+                self.error(f"option {opt.name} value {value!r} is not an integer")
+                return
+            if not opt.lo <= v <= opt.hi:
+                self.error(f"option {opt.name} value {v} out of range [{opt.lo}, {opt.hi}]")
+                return
+        else:
+            if value.lower() not in ("true", "false"):
+                self.error(f"option {opt.name} value {value!r} is not true or false")
+                return
+            v = value.lower() == "true"
+        opt.value = v
+        if opt.name == "Hash" and self.ready.is_set() and self.engine is not None:
+            self.engine.set_hash(v)
+        if opt.name == "UCI_Chess960" and self.engine is not None:
+            self.engine.chess960 = v
+
+    def cmd_ucinewgame(self, args, line):
+        if not self._wait_ready():
+            return
+        self._stop_search()
+        self.engine.clear()
+
+    def cmd_position(self, args, line):
+        if not self._wait_ready():
+            return
+        if not args:
+            self.error("position expects 'startpos' or 'fen <FEN>'")
+            return
+        self._stop_search()
+        from .fen import STARTPOS
+        if "moves" in args:
+            i = args.index("moves")
+            head, moves = args[:i], args[i + 1:]
+        else:
+            head, moves = args, []
+        if head == ["startpos"]:
+            fen = STARTPOS
+        elif head and head[0] == "fen" and len(head) > 1:
+            fen = " ".join(head[1:])
+        else:
+            self.error(f"position expects 'startpos' or 'fen <FEN>', got {' '.join(head)!r}")
+            return
+        self.engine.chess960 = self.options["uci_chess960"].value
+        try:
+            self.engine.set_position(fen, moves)
+        except ValueError as exc:
+            self.error(f"{exc}; position unchanged")
+
+    def cmd_d(self, args, line):
+        if not self._wait_ready():
+            return
+        for ln in self.engine.board_text():
+            self.send(ln)
+        self.send(f"Fen: {self.engine.fen()}")
+        self.send(f"Key: {self.engine.key():016X}")
+        chk = self.engine.checkers()
+        names = " ".join("abcdefgh"[s & 7] + str(s // 8 + 1) for s in range(64) if chk >> s & 1)
+        self.send(f"Checkers: {names}")
+
+    def cmd_eval(self, args, line):
+        if not self._wait_ready():
+            return
+        from .kernels.evaluate import format_eval
+        eng = self.engine
+        for ln in format_eval(eng.st, eng.root).splitlines():
+            self.send(ln)
+
+    def cmd_go(self, args, line):
+        if not self._wait_ready():
+            return
+        self._stop_search()
+        limits = self._parse_go(args)
+        if limits.perft is not None:
+            self._perft(limits.perft)
+            return
+        self.current_limits = limits
+        self.pondering = limits.ponder
+        self.release.clear()
+        self.go_done.clear()
+        self.search_thread = threading.Thread(target=self._search, args=(limits,), daemon=True)
+        self.search_thread.start()
+
+    # --- go helpers --------------------------------------------------------------------------
+    INT_ARGS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
+                "movetime", "perft"}
+
+    def _parse_go(self, args):
+        lim = Limits()
+        i = 0
+        while i < len(args):
+            tok = args[i]
+            if tok in self.INT_ARGS:
+                if i + 1 >= len(args):
+                    self.error(f"go {tok} needs a value")
+                    break
+                raw = args[i + 1]
+                i += 2
+                try:
+                    v = int(raw)
+                except ValueError:
+                    self.error(f"go {tok} value {raw!r} is not an integer; ignored")
+                    continue
+                if tok in ("wtime", "btime"):
+                    if v < 0:
+                        self.error(f"go {tok} {v} is negative; using 0")
+                        v = 0
+                    v = min(v, 10 ** 9)
+                elif v < 0 or (tok in ("depth", "movestogo", "mate", "perft") and v == 0
+                               and tok != "perft"):
+                    self.error(f"go {tok} {v} is out of range; ignored")
+                    continue
+                if tok == "depth":
+                    v = min(v, 120)
+                elif tok == "perft":
+                    if v > 20:
+                        self.error(f"go perft {v} is too deep; ignored")
+                        continue
+                elif tok == "movetime" or tok in ("winc", "binc"):
+                    v = min(v, 10 ** 9)
+                elif tok == "mate":
+                    v = min(v, 60)
+                setattr(lim, tok, v)
+            elif tok == "infinite":
+                lim.infinite = True
+                i += 1
+            elif tok == "ponder":
+                lim.ponder = True
+                i += 1
+            elif tok == "searchmoves":
+                i += 1
+                while i < len(args) and args[i] not in self.INT_ARGS | {"infinite", "ponder"}:
+                    mv = args[i]
+                    if self.engine.parse_move(mv) is None:
+                        self.error(f"searchmoves: {mv!r} is not a legal move; ignored")
+                    else:
+                        lim.searchmoves.append(mv)
+                    i += 1
+            else:
+                self.error(f"go: unknown argument {tok!r}; ignored")
+                i += 1
+        return lim
+
+    def _perft(self, depth):
+        t = time.monotonic()
+        total = 0
+        for mv, n in self.engine.perft_divide(depth) if depth >= 1 else []:
+            self.send(f"{mv}: {n}")
+            total += n
+        if depth < 1:
+            total = 1
+        self.send("")
+        self.send(f"Nodes searched: {total}")
+        if self.debug:
+            self.send(f"info string perft time {int((time.monotonic() - t) * 1000)} ms")
+
+    def _search(self, limits):
+        eng = self.engine
+        best = ponder = None
+        try:
+            run = Limits(**{k: getattr(limits, k) for k in limits.__dataclass_fields__})
+            if limits.ponder:
+                run.infinite = True
+            best, ponder = eng.search(run, self._on_info, self.options["multipv"].value,
+                                      self.options["move overhead"].value)
+        except Exception as exc:
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            traceback.print_exc(file=sys.stderr)
+        if best is None:
+            legal = eng.legal_moves()
+            best = eng.move_to_uci(legal[0]) if legal else "0000"
+        # infinite and ponder searches wait for stop/ponderhit before answering
+        while (limits.infinite or self.pondering) and not self.release.is_set():
+            self.release.wait(0.05)
+        msg = f"bestmove {best}"
+        if ponder and best != "0000":
+            msg += f" ponder {ponder}"
+        self.send(msg)
+        self.go_done.set()
+
+    def _on_info(self, d):
+        score = f"mate {d['mate']}" if d["mate"] is not None else f"cp {d['score']}"
+        if d["bound"]:
+            score += " " + d["bound"]
+        self.send(f"info depth {d['depth']} seldepth {d['seldepth']} multipv {d['multipv']} "
+                  f"score {score} nodes {d['nodes']} nps {d['nps']} hashfull {d['hashfull']} "
+                  f"time {d['time']} pv {' '.join(d['pv'])}")
+
+    def _stop_search(self, wait=True):
+        if self.engine is not None and not self.go_done.is_set():
+            self.engine.request_stop()
+            self.pondering = False
+            self.release.set()
+            if wait:
+                self.go_done.wait()
