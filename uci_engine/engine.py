@@ -14,7 +14,8 @@ from .kernels import position as P
 from .kernels import search as S
 from .kernels.bitboard import NO_PIECE
 from .kernels.movegen import count_legal, generate_legal
-from .kernels.perft import perft, perft_divide
+from .kernels.evaluate import evaluate
+from .kernels.perft import perft
 from .timeman import budget
 
 HISTORY_ROWS = 1024           # game plies kept below the search rows
@@ -70,7 +71,7 @@ class Engine:
                 st[:keep] = st[row - keep + 1:row + 1]
                 mb[:keep] = mb[row - keep + 1:row + 1]
                 row = keep - 1
-            P.make_move(st, mb, row, m)
+            P.make_move(st, mb, row, np.int64(m))
             row += 1
         n = row + 1
         self.st[:n] = st[:n]
@@ -148,10 +149,12 @@ class Engine:
         """List of (uci_move, leaf_count) for each root move at ``depth`` plies (>= 1)."""
         st = self.st.copy()
         mb = self.mb.copy()
-        moves = np.empty(256, dtype=np.int32)
-        counts = np.empty(256, dtype=np.int64)
-        n = perft_divide(st, mb, np.int64(self.root), np.int64(depth), moves, counts)
-        return [(self.move_to_uci(int(moves[i])), int(counts[i])) for i in range(n)]
+        row = np.int64(self.root)
+        out = []
+        for m in self.legal_moves():
+            P.make_move(st, mb, row, np.int64(m))
+            out.append((self.move_to_uci(m), int(perft(st, mb, row + 1, np.int64(depth - 1)))))
+        return out
 
     def perft(self, depth):
         st = self.st.copy()
@@ -160,7 +163,7 @@ class Engine:
 
     # --- search ----------------------------------------------------------------------------
     def static_eval(self):
-        return int(S.static_eval(self.st, np.int64(self.root)))
+        return int(evaluate(self.st, np.int64(self.root)))
 
     def hashfull(self):
         return int(S.hashfull(self.tt, self.heur))
@@ -172,7 +175,7 @@ class Engine:
     def _ponder_from_tt(self, best):
         """A ponder move for ``best`` from the TT when the PV has only one move."""
         row = self.root
-        P.make_move(self.st, self.mb, row, best)
+        P.make_move(self.st, self.mb, row, np.int64(best))
         d = int(S.tt_probe(self.tt, self.heur, self.st[row + 1, P.KEY]))
         if d >= 0:
             m = d & 0xFFFF
@@ -269,9 +272,10 @@ class Engine:
             delta = S.INF
             alpha, beta = -S.INF, S.INF
         while True:
-            score = int(S.search_root(self.st, self.mb, self.tt, h, self.mv,
-                                      np.int64(self.root), np.int64(depth), np.int64(alpha),
-                                      np.int64(beta)))
+            h[S.ROOT_ROW] = self.root
+            h[S.ROOT_DONE] = 0
+            score = int(S.negamax(self.st, self.mb, self.tt, h, self.mv, np.int64(self.root),
+                                  np.int64(depth), np.int64(alpha), np.int64(beta), S.ZERO))
             pv = self._pv()
             if h[S.STOP]:
                 # keep what a finished root move proved, else the caller keeps the last PV
@@ -312,7 +316,7 @@ class Engine:
             if m not in self._legal_in(st, row):
                 break
             out.append(self.move_to_uci(m))
-            P.make_move(st, mb, row, m)
+            P.make_move(st, mb, row, np.int64(m))
             row += 1
         return out
 

@@ -29,7 +29,7 @@ def perft(st, mb, ply, depth):
         if index[d] >= count[d]:
             d -= 1
             continue
-        m = moves[d, index[d]]
+        m = np.int64(moves[d, index[d]])
         index[d] += 1
         make_move(st, mb, ply + d, m)
         if depth - d - 1 == 1:
@@ -39,14 +39,3 @@ def perft(st, mb, ply, depth):
             count[d] = generate_legal(st, ply + d, moves[d])
             index[d] = 0
     return nodes
-
-
-@njit(cache=True)
-def perft_divide(st, mb, ply, depth, out_moves, out_counts):
-    """Per-root-move leaf counts: fills ``out_moves`` (int32[256]) and ``out_counts``
-    (int64[256]); returns the number of root moves."""
-    n = generate_legal(st, ply, out_moves)
-    for i in range(n):
-        make_move(st, mb, ply, out_moves[i])
-        out_counts[i] = perft(st, mb, ply + 1, depth - 1)
-    return n

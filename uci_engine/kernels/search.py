@@ -74,6 +74,7 @@ HISTORY_MAX = 16384
 # compiled for a literal type can crash when loaded from the cache (numba issue #6061).
 ZERO = np.int64(0)
 ONE = np.int64(1)
+QS_DEPTH = np.int64(-1)   # depth passed inside quiescence: never check-extended
 
 
 def new_heur():
@@ -373,71 +374,10 @@ def _check_stop(heur):
     return heur[STOP] != 0
 
 
-# --- quiescence --------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
-def qsearch(st, mb, tt, heur, mv, row, alpha, beta):
-    """Quiescence search (captures and promotions; all evasions in check); score in
-    centipawns from the side to move."""
-    heur[NODES] += 1
-    if _check_stop(heur):
-        return np.int64(0)
-    root_row = heur[ROOT_ROW]
-    sply = row - root_row
-    if sply > heur[SELDEPTH]:
-        heur[SELDEPTH] = sply
-    if sply >= MAX_PLY - 1:
-        return evaluate(st, row)
-    if is_draw(st, row, root_row):
-        return np.int64(0)
-    us = np.int64(st[row, STM])
+@njit(cache=True, inline="always")
+def _in_check(st, row, us):
     ksq = lsb(st[row, us * 6 + 5])
-    in_check = (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
-    key = st[row, KEY]
-    d = tt_probe(tt, heur, key)
-    tt_move = 0
-    if d >= 0:
-        tt_move = _tt_move(d)
-        ts = score_from_tt(_tt_score(d), sply)
-        b = _tt_bound(d)
-        if (b == BOUND_EXACT or (b == BOUND_LOWER and ts >= beta)
-                or (b == BOUND_UPPER and ts <= alpha)):
-            return ts
-    if in_check:
-        best = -MATE + sply
-        stand = -INF
-    else:
-        stand = evaluate(st, row)
-        if stand >= beta:
-            return stand
-        if stand > alpha:
-            alpha = stand
-        best = stand
-    n = generate_noisy(st, row, mv[sply, 0])
-    if n == 0:
-        return best
-    _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
-    for i in range(n):
-        m = _pick(mv, sply, i, n)
-        if not in_check:
-            if mv[sply, 1, i] < 0:
-                break                               # losing captures by SEE: pruned
-            flag = (m >> 12) & 7
-            if flag < FLAG_PROMO:
-                c = np.int64(mb[row, (m >> 6) & 63])
-                gain = SEE_VALUE[c % 6] if c != NO_PIECE else SEE_VALUE[0]
-                if stand + gain + 200 <= alpha:
-                    continue                        # delta pruning
-        make_move(st, mb, row, m)
-        score = -qsearch(st, mb, tt, heur, mv, row + 1, -beta, -alpha)
-        if heur[STOP]:
-            return np.int64(0)
-        if score > best:
-            best = score
-            if score > alpha:
-                alpha = score
-                if score >= beta:
-                    break
-    return best
+    return (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
 
 
 # --- main search -------------------------------------------------------------------------------
@@ -452,12 +392,68 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
     root = sply == 0
     pv_node = beta - alpha > 1
     us = np.int64(st[row, STM])
-    ksq = lsb(st[row, us * 6 + 5])
-    in_check = (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
-    if in_check and sply < MAX_PLY - 8:
-        depth += 1                                  # check extension
+    in_check = _in_check(st, row, us)
+    if in_check and depth >= 0 and sply < MAX_PLY - 8:
+        depth += 1                                  # check extension (not inside quiescence)
     if depth <= 0:
-        return qsearch(st, mb, tt, heur, mv, row, alpha, beta)
+        # Quiescence search: captures and promotions (all evasions in check), stand pat,
+        # delta and SEE pruning. Kept inside this one recursive kernel: every separately
+        # compiled entry point re-optimizes the whole linked closure.
+        heur[NODES] += 1
+        if _check_stop(heur):
+            return np.int64(0)
+        if sply > heur[SELDEPTH]:
+            heur[SELDEPTH] = sply
+        if sply >= MAX_PLY - 1:
+            return evaluate(st, row)
+        if is_draw(st, row, root_row):
+            return np.int64(0)
+        key = st[row, KEY]
+        d = tt_probe(tt, heur, key)
+        tt_move = 0
+        if d >= 0:
+            tt_move = _tt_move(d)
+            ts = score_from_tt(_tt_score(d), sply)
+            b = _tt_bound(d)
+            if (b == BOUND_EXACT or (b == BOUND_LOWER and ts >= beta)
+                    or (b == BOUND_UPPER and ts <= alpha)):
+                return ts
+        if in_check:
+            best = -MATE + sply
+            stand = -INF
+        else:
+            stand = evaluate(st, row)
+            if stand >= beta:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            best = stand
+        n = generate_noisy(st, row, mv[sply, 0])
+        if n == 0:
+            return best
+        _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+        for i in range(n):
+            m = _pick(mv, sply, i, n)
+            if not in_check:
+                if mv[sply, 1, i] < 0:
+                    break                               # losing captures by SEE: pruned
+                flag = (m >> 12) & 7
+                if flag < FLAG_PROMO:
+                    c = np.int64(mb[row, (m >> 6) & 63])
+                    gain = SEE_VALUE[c % 6] if c != NO_PIECE else SEE_VALUE[0]
+                    if stand + gain + 200 <= alpha:
+                        continue                        # delta pruning
+            make_move(st, mb, row, m)
+            score = -negamax(st, mb, tt, heur, mv, row + 1, QS_DEPTH, -beta, -alpha, ZERO)
+            if heur[STOP]:
+                return np.int64(0)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best
     heur[NODES] += 1
     if _check_stop(heur):
         return np.int64(0)
@@ -639,19 +635,3 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         tt_store(tt, heur, key, best_move, score_to_tt(best, sply),
                  ev if ev != -INF else 0, depth, bound)
     return best
-
-
-@njit(cache=True, nogil=True)
-def search_root(st, mb, tt, heur, mv, root_row, depth, alpha, beta):
-    """One iteration of iterative deepening from ``root_row``: returns the score (centipawns
-    or mate) within (alpha, beta); the PV is at ``heur[PV:PV + heur[PV_LEN]]``."""
-    heur[ROOT_ROW] = root_row
-    heur[ROOT_DONE] = 0
-    return negamax(st, mb, tt, heur, mv, np.int64(root_row), np.int64(depth), np.int64(alpha),
-                   np.int64(beta), ZERO)
-
-
-@njit(cache=True, nogil=True)
-def static_eval(st, row):
-    """Static evaluation (centipawns, side to move) of ``row`` for the ``eval`` command."""
-    return evaluate(st, row)
