@@ -298,16 +298,28 @@ def _is_quiet(mb, row, m):
     return mb[row, (m >> 6) & 63] == NO_PIECE
 
 
+@njit(cache=True, inline="always")
+def _counter_index(st, mb, row):
+    """Index in ``heur`` of the countermove slot for the move that led to ``row`` (piece now
+    on its to-square x to-square), or -1 after a null move, at the root, or after castling
+    (encoded king-takes-rook: the rook's old square may be empty)."""
+    last = np.int64(st[row, LAST_MOVE])
+    if last == 0 or last == NULL_MOVE:
+        return np.int64(-1)
+    lto = (last >> 6) & 63
+    p = np.int64(mb[row, lto])
+    if p == NO_PIECE:
+        return np.int64(-1)
+    return COUNTER + p * 64 + lto
+
+
 @njit(cache=True)
 def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
     us = np.int64(st[row, STM])
     k1 = heur[KILLERS + 2 * sply]
     k2 = heur[KILLERS + 2 * sply + 1]
-    last = np.int64(st[row, LAST_MOVE])
-    cm = 0
-    if last != 0 and last != NULL_MOVE:
-        lto = (last >> 6) & 63
-        cm = heur[COUNTER + np.int64(mb[row, lto]) * 64 + lto]
+    ci = _counter_index(st, mb, row)
+    cm = heur[ci] if ci >= 0 else 0
     for i in range(n):
         m = np.int64(mv[sply, 0, i])
         if m == tt_move:
@@ -618,10 +630,9 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                             q = np.int64(mv[sply, 2, j])
                             _update_history(heur, HISTORY + (us * 64 + (q & 63)) * 64
                                             + ((q >> 6) & 63), -bonus)
-                        last = np.int64(st[row, LAST_MOVE])
-                        if last != 0 and last != NULL_MOVE:
-                            lto = (last >> 6) & 63
-                            heur[COUNTER + np.int64(mb[row, lto]) * 64 + lto] = m
+                        ci = _counter_index(st, mb, row)
+                        if ci >= 0:
+                            heur[ci] = m
                     break
                 alpha = score
                 bound = BOUND_EXACT
