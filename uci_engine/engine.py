@@ -310,9 +310,13 @@ class Engine:
 
     def _pv_uci(self, pv):
         out = []
-        row = self.root
-        st, mb = self.st.copy(), self.mb.copy()
-        for m in pv:
+        row = 0
+        n = min(len(pv), S.MAX_PLY)
+        st = np.empty((n + 2, P.STATE_LEN), dtype=np.uint64)
+        mb = np.empty((n + 2, 64), dtype=np.int8)
+        st[0] = self.st[self.root]
+        mb[0] = self.mb[self.root]
+        for m in pv[:n]:
             if m not in self._legal_in(st, row):
                 break
             out.append(self.move_to_uci(m))

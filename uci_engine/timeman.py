@@ -29,7 +29,10 @@ def budget(limits, white_to_move, move_overhead=10):
     """Return ``(soft_ms, hard_ms)`` for this move, or ``(None, None)`` when the search is not
     limited by time (``infinite``, ``ponder`` before ``ponderhit``, or no clock given).
 
-    ``move_overhead`` is milliseconds reserved for the GUI and transport on every move."""
+    As in Stockfish's ``TimeManagement::init``, ``move_overhead`` (milliseconds lost to the GUI
+    and transport per move) is charged for every move still to play before the time control,
+    and increments for those moves are counted in: with 0.1 s left and a 0.01 s increment the
+    engine plays on increment alone, near-instantly, instead of draining its clock."""
     if limits.infinite:
         return None, None
     if limits.movetime is not None:
@@ -39,15 +42,13 @@ def budget(limits, white_to_move, move_overhead=10):
     if left is None:
         return None, None
     inc = limits.winc if white_to_move else limits.binc
-    # Keep a reserve: overhead on every remaining move, and never plan to use the last bit.
-    mtg = limits.movestogo if limits.movestogo else 30
-    mtg = max(1, min(mtg, 50))
-    usable = max(1, left - move_overhead - min(100, left // 20))
-    base = usable / mtg + inc * 0.8
-    if limits.movestogo == 1:
-        base = usable * 0.7
-    soft = min(base * 0.9, usable * 0.35)
-    hard = min(base * 3.0, usable * 0.6 if mtg > 1 else usable * 0.9)
-    soft = max(1, int(min(soft, hard)))
-    hard = max(1, int(hard))
-    return soft, hard
+    mtg = min(limits.movestogo, 50) if limits.movestogo else 40
+    pool = left + inc * (mtg - 1) - move_overhead * (2 + mtg)
+    soft = max(1.0, pool / mtg)
+    if mtg == 1:
+        cap = 0.8 * left - move_overhead    # last move before the control: keep a margin
+    else:
+        cap = 0.5 * left - move_overhead    # never bet more than half the clock on one move
+    hard = max(1.0, min(soft * 4.0, cap))
+    soft = min(soft, hard)
+    return int(soft), int(hard)
