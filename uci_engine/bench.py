@@ -42,7 +42,7 @@ BENCH_FENS = [
     "8/8/8/8/5kp1/P7/8/1K1N4 w - - 0 1",
     "8/8/8/5N2/8/p7/8/2NK3k w - - 0 1",
 ]
-DEFAULT_DEPTH = 9
+DEFAULT_DEPTH = 12
 
 
 def run_bench(engine, depth=DEFAULT_DEPTH, out=print):
