@@ -39,6 +39,7 @@ class UCI:
         self.out = out or sys.stdout
         self.lock = threading.Lock()
         self.ready = threading.Event()
+        self.chosen = threading.Event()    # set once the slider backend is known
         self.load_error = None
         self.engine = None
         self.sliders_text = None
@@ -76,8 +77,11 @@ class UCI:
     def _load(self, sliders):
         try:
             from . import backend
-            name, text, warning = backend.choose_and_select(sliders)
-            self.sliders_text, self.sliders_warning = text, warning
+            try:
+                name, text, warning = backend.choose_and_select(sliders)
+                self.sliders_text, self.sliders_warning = text, warning
+            finally:
+                self.chosen.set()
             from .engine import Engine
             from .warmup import warm_up
             eng = Engine(self.options["hash"].value)
@@ -89,14 +93,19 @@ class UCI:
         finally:
             self.ready.set()
 
-    def _wait_ready(self):
-        self.ready.wait()
+    def _announce_sliders(self):
+        """Send the slider choice once: inside the ``uci`` reply when it is known by then
+        (clients ignore unknown lines there), else before the first ``readyok``."""
         if not self.sliders_announced and (self.sliders_text or self.load_error):
             self.sliders_announced = True
             if self.sliders_warning:
                 self.send(f"info string warning: {self.sliders_warning}")
             if self.sliders_text:
                 self.send(f"info string sliders {self.sliders_text}")
+
+    def _wait_ready(self):
+        self.ready.wait()
+        self._announce_sliders()
         if self.engine is None:
             self.error(f"engine failed to load: {self.load_error}")
             return False
@@ -145,6 +154,8 @@ class UCI:
         self.send(f"id author {AUTHOR}")
         for o in self.options.values():
             self.send(o.describe())
+        if self.chosen.wait(0.05):            # CPU detection is cached: ~40 ms after launch
+            self._announce_sliders()
         self.send("uciok")
 
     def cmd_debug(self, args, line):
