@@ -44,15 +44,18 @@ def _llvm_host():
 
 
 def host_has_bmi2():
-    """True if LLVM reports BMI2 for the host and Numba may emit it.
+    """True if LLVM reports BMI2 for the host and Numba's compile target includes it.
 
-    If ``NUMBA_CPU_FEATURES`` is set, Numba compiles for exactly those features, so ``+bmi2`` must
-    be listed there as well (the host must still have it to execute the code)."""
+    Numba's target features follow ``numba.core.config``: ``NUMBA_CPU_FEATURES`` when set (even
+    to an empty string: no features), else none when ``NUMBA_CPU_NAME=generic``, else the
+    host's. PEXT code may only be compiled when that set has ``+bmi2`` and the host runs it."""
     _, features = _llvm_host()
     if not features.get("bmi2", False):
         return False
     forced = os.environ.get("NUMBA_CPU_FEATURES")
-    if forced:
+    if forced is None and os.environ.get("NUMBA_CPU_NAME", "").lower() == "generic":
+        forced = ""
+    if forced is not None:
         return "+bmi2" in forced.replace(" ", "").split(",")
     return True
 

@@ -235,7 +235,7 @@ class Engine:
                         best_scores) else None, t0, clock, k + 1, on_info)
                     if not pv:
                         pv = prev if prev and prev[0] in root_moves else [root_moves[0]]
-                        score = best_scores[k] if best_scores[k] is not None else score
+                        score = best_scores[k]          # None until an iteration finishes
                     found.append(pv[0])
                     done_pvs.append(pv)
                     done_scores.append(score)
@@ -253,6 +253,17 @@ class Engine:
                                            t0, clock))
                 if self._should_stop_after(depth, best_scores[0], limits, t0, clock):
                     break
+            if best_scores[0] is None:
+                # Stopped before depth 1 finished: a depth-1 search takes well under a
+                # millisecond, so finish it rather than answer with an unsearched move.
+                h[S.STOP] = 0
+                h[S.NODE_LIMIT] = 0
+                h[S.ROOT_N] = len(allowed) if len(allowed) != len(legal) else 0
+                if h[S.ROOT_N]:
+                    h[S.ROOT_MOVES:S.ROOT_MOVES + len(allowed)] = allowed
+                score, pv, _ = self._aspiration(1, None, t0, clock, 1, None)
+                if pv:
+                    best_pvs[0], best_scores[0] = pv, score
         finally:
             self._disarm_timer()
         best = best_pvs[0][0]

@@ -126,6 +126,11 @@ class UCI:
             except KeyboardInterrupt:
                 break
             if not line:
+                # End of input (a script piping commands): let a depth/nodes/time-limited
+                # search finish and answer; an infinite or ponder search is stopped below.
+                lim = self.current_limits
+                if lim is not None and not (lim.infinite or self.pondering):
+                    self.go_done.wait()
                 break
             try:
                 if self.handle(line) is False:
@@ -134,6 +139,8 @@ class UCI:
                 self.error(f"internal error on {line.strip()!r}: {type(exc).__name__}: {exc}")
                 traceback.print_exc(file=sys.stderr)
         self._stop_search()
+        with self.lock:     # a finishing search writes its bestmove under the lock
+            pass
         return 0
 
     def handle(self, line):
@@ -297,6 +304,10 @@ class UCI:
     # --- go helpers --------------------------------------------------------------------------
     INT_ARGS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
                 "movetime", "perft"}
+    # larger values are clamped with an error line (nodes must fit the kernels' int64 limit)
+    INT_CAPS = {"wtime": 10 ** 9, "btime": 10 ** 9, "winc": 10 ** 9, "binc": 10 ** 9,
+                "movetime": 10 ** 9, "movestogo": 10 ** 6, "depth": 120, "mate": 60,
+                "nodes": 10 ** 15}
 
     def _parse_go(self, args):
         lim = Limits()
@@ -318,21 +329,18 @@ class UCI:
                     if v < 0:
                         self.error(f"go {tok} {v} is negative; using 0")
                         v = 0
-                    v = min(v, 10 ** 9)
                 elif v < 0 or (tok in ("depth", "movestogo", "mate", "perft") and v == 0
                                and tok != "perft"):
                     self.error(f"go {tok} {v} is out of range; ignored")
                     continue
-                if tok == "depth":
-                    v = min(v, 120)
-                elif tok == "perft":
+                if tok == "perft":
                     if v > 20:
                         self.error(f"go perft {v} is too deep; ignored")
                         continue
-                elif tok == "movetime" or tok in ("winc", "binc"):
-                    v = min(v, 10 ** 9)
-                elif tok == "mate":
-                    v = min(v, 60)
+                elif v > self.INT_CAPS[tok]:
+                    cap = self.INT_CAPS[tok]
+                    self.error(f"go {tok} {v} is too large; using {cap}")
+                    v = cap
                 setattr(lim, tok, v)
             elif tok == "infinite":
                 lim.infinite = True
@@ -388,8 +396,12 @@ class UCI:
         msg = f"bestmove {best}"
         if ponder and best != "0000":
             msg += f" ponder {ponder}"
-        self.send(msg)
-        self.go_done.set()
+        # Mark the search finished before the GUI can see bestmove: a command sent in reply
+        # (setoption, go, ...) must find the engine idle, not "searching".
+        with self.lock:
+            self.go_done.set()
+            self.out.write(msg + "\n")
+            self.out.flush()
 
     def _on_info(self, d):
         score = f"mate {d['mate']}" if d["mate"] is not None else f"cp {d['score']}"

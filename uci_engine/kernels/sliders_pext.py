@@ -12,28 +12,14 @@ hardware instruction, emitted as ``llvm.x86.bmi.pext.64`` (seeds 000 and 003 cov
 
 Import this module only after BMI2 has been confirmed (:mod:`uci_engine.cpu`): compiling the
 intrinsic for a CPU without BMI2 aborts the whole process, which no ``try`` can catch. The guard
-below therefore raises ImportError first when LLVM's view of the host, or the
-``NUMBA_CPU_FEATURES`` override Numba would compile for, lacks BMI2.
+below therefore raises ImportError first when LLVM's view of the host, or the target Numba
+would compile for (:func:`uci_engine.cpu.host_has_bmi2`), lacks BMI2.
 """
-import os
+from ..cpu import host_has_bmi2
 
-import llvmlite.binding as _llvm
-
-
-def _bmi2_available():
-    """True if the host has BMI2 and Numba would be allowed to emit it."""
-    try:
-        host = bool(_llvm.get_host_cpu_features().get("bmi2", False))
-    except RuntimeError:
-        host = False
-    forced = os.environ.get("NUMBA_CPU_FEATURES")
-    if forced:  # Numba compiles for exactly these features; the host must also run them
-        return host and "+bmi2" in forced.replace(" ", "").split(",")
-    return host
-
-
-if not _bmi2_available():
-    raise ImportError("sliders_pext needs BMI2 (PEXT), which this CPU or NUMBA_CPU_FEATURES lacks")
+if not host_has_bmi2():
+    raise ImportError("sliders_pext needs BMI2 (PEXT), which this CPU or Numba's target "
+                      "(NUMBA_CPU_NAME / NUMBA_CPU_FEATURES) lacks")
 
 import numpy as np  # noqa: E402
 from llvmlite import ir  # noqa: E402
