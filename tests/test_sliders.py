@@ -27,6 +27,7 @@ def _load_find_magics():
     spec = importlib.util.spec_from_file_location(
         "find_magics", os.path.join(ROOT, "scripts", "find_magics.py"))
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # numba's cache locates functions by module name
     spec.loader.exec_module(mod)
     return mod
 

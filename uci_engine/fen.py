@@ -46,7 +46,7 @@ def parse_fen(fen, st, mb, ply=0, chess960=False):
                 f += int(ch)
             elif ch in PIECE_CHARS:
                 if f > 7:
-                    break
+                    raise _bad("placement", f"rank {r + 1} has more than 8 squares")
                 p = PIECE_CHARS.index(ch)
                 sq = r * 8 + f
                 box[sq] = p

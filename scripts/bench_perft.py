@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Perft speed table: our slider paths vs python-chess and Stockfish, plus start-up times.
+
+Usage::
+
+    python scripts/bench_perft.py [--repeat 3] [--no-stockfish] [--no-startup] [--pychess-depth 4]
+
+* Each slider path (pext, magic, rayscan) runs in its own subprocess, because the backend is
+  fixed per process: ``bench_perft.py --worker BACKEND`` selects it, warms up (loads or compiles
+  the kernels, perft(2)), then times startpos perft(6) and Kiwipete perft(5) (best of
+  ``--repeat``) and prints one JSON line. pext is skipped without BMI2.
+* python-chess: recursive perft with ``legal_moves``/``push``/``pop`` and bulk counting at the
+  last ply, startpos to ``--pychess-depth``.
+* Stockfish (``/usr/games/stockfish`` or ``stockfish`` on PATH): ``go perft 6`` / ``go perft 5``,
+  wall clock from sending ``go`` to reading ``Nodes searched``.
+* Start-up: wall time of a ``uci-engine perft --depth 1`` subprocess with an empty Numba cache
+  (a fresh temporary ``NUMBA_CACHE_DIR``; everything is compiled) and again with it warm.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+CASES = (("startpos", STARTPOS, 6, 119_060_324), ("kiwipete", KIWIPETE, 5, 193_690_690))
+BACKENDS = ("pext", "magic", "rayscan")
+
+
+def result(nodes, depth, wall, cpu):
+    cpu = cpu if cpu and cpu > 0 else wall
+    return {"depth": depth, "nodes": nodes, "seconds": wall, "nps": nodes / wall,
+            "cpu_seconds": cpu, "cpu_nps": nodes / cpu}
+
+
+def proc_cpu_seconds(pid):
+    """user + system CPU seconds of process ``pid`` (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+# --- worker: one backend in this process ---------------------------------------------------------
+def worker(name, repeat):
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from uci_engine import backend
+    backend.select(name)
+    t0 = time.perf_counter()
+    import numpy as np
+    from uci_engine.fen import parse_fen
+    from uci_engine.kernels import position as P
+    from uci_engine.kernels.perft import perft
+    st, mb = P.new_stack(16)
+    for _, fen, _, _ in CASES:
+        parse_fen(fen, st, mb, 0)
+        perft(st, mb, np.int64(0), np.int64(2))
+    out = {"backend": name, "warmup_s": time.perf_counter() - t0}
+    for key, fen, depth, want in CASES:
+        parse_fen(fen, st, mb, 0)
+        best = best_cpu = None
+        for _ in range(repeat):
+            t, c = time.perf_counter(), time.process_time()
+            nodes = int(perft(st, mb, np.int64(0), np.int64(depth)))
+            dt, dc = time.perf_counter() - t, time.process_time() - c
+            if nodes != want:
+                raise SystemExit(f"{name} {key} perft({depth}) = {nodes}, expected {want}")
+            best = dt if best is None else min(best, dt)
+            best_cpu = dc if best_cpu is None else min(best_cpu, dc)
+        out[key] = result(nodes, depth, best, best_cpu)
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+def run_worker(name, repeat):
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", name,
+                           "--repeat", str(repeat)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"backend": name, "error": (proc.stderr or proc.stdout).strip()[-300:]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# --- python-chess -------------------------------------------------------------------------------
+def pychess_perft(board, depth):
+    if depth == 1:
+        return board.legal_moves.count()
+    n = 0
+    for mv in board.legal_moves:
+        board.push(mv)
+        n += pychess_perft(board, depth - 1)
+        board.pop()
+    return n
+
+
+def bench_pychess(depth):
+    import chess
+    board = chess.Board(STARTPOS)
+    t, c = time.perf_counter(), time.process_time()
+    nodes = pychess_perft(board, depth)
+    out = result(nodes, depth, time.perf_counter() - t, time.process_time() - c)
+    out["version"] = chess.__version__
+    return out
+
+
+# --- stockfish ------------------------------------------------------------------------------------
+def find_stockfish():
+    for path in ("/usr/games/stockfish", shutil.which("stockfish")):
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def bench_stockfish(path, repeat):
+    proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            bufsize=1)
+
+    def send(line):
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    def until(prefix):
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError("stockfish exited")
+            if line.startswith(prefix):
+                return line.strip()
+
+    name = "stockfish"
+    send("uci")
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("stockfish exited")
+        if line.startswith("id name"):
+            name = line[len("id name "):].strip()
+        if line.startswith("uciok"):
+            break
+    send("isready")
+    until("readyok")
+    out = {"name": name}
+    try:
+        for key, fen, depth, want in CASES:
+            best = best_cpu = None
+            for _ in range(repeat):
+                send("position startpos" if fen == STARTPOS else f"position fen {fen}")
+                send("isready")
+                until("readyok")
+                c = proc_cpu_seconds(proc.pid)
+                t = time.perf_counter()
+                send(f"go perft {depth}")
+                line = until("Nodes searched")
+                dt = time.perf_counter() - t
+                c2 = proc_cpu_seconds(proc.pid)
+                dc = c2 - c if c is not None and c2 is not None else None
+                nodes = int(line.split(":")[1])
+                if nodes != want:
+                    raise RuntimeError(f"stockfish {key} perft({depth}) = {nodes}")
+                best = dt if best is None else min(best, dt)
+                if dc:
+                    best_cpu = dc if best_cpu is None else min(best_cpu, dc)
+            out[key] = result(nodes, depth, best, best_cpu)
+    finally:
+        send("quit")
+        proc.wait(timeout=10)
+    return out
+
+
+# --- start-up -------------------------------------------------------------------------------------
+def engine_cmd():
+    exe = shutil.which("uci-engine")
+    return [exe] if exe else [sys.executable, "-m", "uci_engine"]
+
+
+def bench_startup():
+    """(cold_s, warm_s, backend_text) for ``uci-engine perft --depth 1`` with a fresh cache."""
+    env = dict(os.environ)
+    for var in ("UCI_ENGINE_USER_NUMBA_CACHE_DIR", "UCI_ENGINE_ACTIVE_SLIDERS"):
+        env.pop(var, None)
+    with tempfile.TemporaryDirectory(prefix="uci-engine-cold-") as tmp:
+        env["NUMBA_CACHE_DIR"] = tmp
+        times = []
+        text = ""
+        for _ in range(2):
+            t = time.perf_counter()
+            proc = subprocess.run(engine_cmd() + ["perft", "--depth", "1"], env=env,
+                                  capture_output=True, text=True)
+            times.append(time.perf_counter() - t)
+            if proc.returncode != 0 or "Nodes searched: 20" not in proc.stdout:
+                raise RuntimeError(f"uci-engine perft failed: {proc.stderr[-300:]}")
+            for line in proc.stderr.splitlines():
+                if line.startswith("info string sliders"):
+                    text = line[len("info string sliders "):].rsplit(",", 1)[0]
+    return times[0], times[1], text
+
+
+# --- report ---------------------------------------------------------------------------------------
+def fmt_case(r):
+    return f"{r['nps'] / 1e6:9.1f} {r['seconds']:7.3f} {r['cpu_nps'] / 1e6:9.1f}"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per case, best kept")
+    ap.add_argument("--pychess-depth", type=int, default=4)
+    ap.add_argument("--no-stockfish", action="store_true")
+    ap.add_argument("--no-startup", action="store_true")
+    args = ap.parse_args(argv)
+    if args.worker:
+        return worker(args.worker, args.repeat)
+
+    sys.path.insert(0, ROOT)
+    from uci_engine import cpu
+    ours = []
+    for name in BACKENDS:
+        if name == "pext" and not cpu.host_has_bmi2():
+            ours.append({"backend": name, "error": "skipped: no BMI2"})
+            continue
+        ours.append(run_worker(name, args.repeat))
+    pyc = bench_pychess(args.pychess_depth)
+    sf_path = None if args.no_stockfish else find_stockfish()
+    sf = None
+    if sf_path:
+        try:
+            sf = bench_stockfish(sf_path, args.repeat)
+        except (RuntimeError, OSError) as exc:
+            sf = {"error": str(exc)}
+    startup = None if args.no_startup else bench_startup()
+
+    try:
+        load = "load avg %.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        load = ""
+    brand = ""
+    try:
+        brand = cpu.cpu_info().get("brand_raw", "")
+    except Exception:  # noqa: BLE001 - cosmetic
+        pass
+    print(f"perft benchmark: {brand}, {os.cpu_count()} cpus, {load}; best of {args.repeat}")
+    print()
+    print("Mnps = nodes / wall time; cpu Mnps = nodes / CPU time of the perft process "
+          "(steadier on a loaded machine)")
+    print(f"{'':28s} {'startpos perft(6)':>27s}  {'kiwipete perft(5)':>27s}")
+    print(f"{'':28s} {'Mnps':>9s} {'time s':>7s} {'cpu Mnps':>9s}  "
+          f"{'Mnps':>9s} {'time s':>7s} {'cpu Mnps':>9s}")
+    for r in ours:
+        label = f"uci_engine {r['backend']}"
+        if "error" in r:
+            print(f"{label:28s} {r['error']}")
+        else:
+            print(f"{label:28s} {fmt_case(r['startpos'])}  {fmt_case(r['kiwipete'])}"
+                  f"   (warm-up {r['warmup_s']:.2f} s)")
+    if sf is not None:
+        if "error" in sf:
+            print(f"{'stockfish':28s} {sf['error']}")
+        else:
+            print(f"{sf['name'][:28]:28s} {fmt_case(sf['startpos'])}  {fmt_case(sf['kiwipete'])}")
+    else:
+        print(f"{'stockfish':28s} not run (not installed or --no-stockfish)")
+    print(f"{'python-chess ' + pyc['version']:28s} startpos perft({pyc['depth']}) "
+          f"{pyc['nodes']} nodes in {pyc['seconds']:.2f} s = {pyc['nps'] / 1e3:.1f} knps, "
+          f"cpu {pyc['cpu_nps'] / 1e3:.1f} knps (bulk-counted last ply)")
+    print()
+    ok = [r for r in ours if "error" not in r]
+    by = {r["backend"]: r for r in ok}
+    print("ratios (by cpu nps; by wall nps in brackets):")
+
+    def ratio(a, b):
+        return f"{a['cpu_nps'] / b['cpu_nps']:.2f} [{a['nps'] / b['nps']:.2f}]"
+    if ok:
+        for key, _, depth, _ in CASES:
+            best = max(ok, key=lambda r: r[key]["cpu_nps"])
+            parts = [f"{key}: best ours ({best['backend']})"]
+            if sf and "error" not in sf:
+                parts.append(f"/ stockfish = {ratio(best[key], sf[key])}")
+            if "magic" in by and "rayscan" in by:
+                parts.append(f"; magic / rayscan = {ratio(by['magic'][key], by['rayscan'][key])}")
+            if "pext" in by and "magic" in by:
+                parts.append(f"; pext / magic = {ratio(by['pext'][key], by['magic'][key])}")
+            print("  " + " ".join(parts))
+        best = max(ok, key=lambda r: r["startpos"]["cpu_nps"])
+        print(f"  ours ({best['backend']}, startpos perft(6)) / python-chess "
+              f"(perft({pyc['depth']})) = {best['startpos']['cpu_nps'] / pyc['cpu_nps']:.0f}x "
+              f"[{best['startpos']['nps'] / pyc['nps']:.0f}x]")
+    if startup:
+        cold, warm, text = startup
+        print()
+        print(f"time to first perft result (`uci-engine perft --depth 1`, sliders {text}): "
+              f"empty Numba cache {cold:.2f} s, warm cache {warm:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

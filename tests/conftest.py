@@ -1,0 +1,41 @@
+"""Test-process setup: fix the slider backend once, before any test module imports kernels.
+
+``uci_engine.backend.select`` binds the backend for the whole process (compiled callers freeze
+the slider functions in), so it has to run here, at conftest import time, which pytest does
+before it imports the test modules. ``UCI_ENGINE_SLIDERS`` (pext, magic, rayscan or auto) picks
+the backend for a run, e.g. ``UCI_ENGINE_SLIDERS=rayscan pytest``; without it the CPU-based
+choice of :func:`uci_engine.cpu.choose` is used (pext with fast BMI2, else magic). A requested
+``pext`` on a CPU without BMI2 falls back to magic with a warning instead of crashing the JIT.
+
+Test modules that call ``backend.select`` themselves get ``RuntimeError`` for a different name
+and keep this choice (see tests/test_evaluate.py).
+"""
+import warnings
+
+import pytest
+
+from uci_engine import backend
+
+if backend.selected() is None:
+    # reads UCI_ENGINE_SLIDERS itself (an unknown name raises ValueError), else detects the CPU
+    SLIDERS, SLIDERS_TEXT, _warning = backend.choose_and_select()
+    if _warning:
+        warnings.warn(_warning)
+else:  # pragma: no cover - only if something selected before conftest was imported
+    SLIDERS = SLIDERS_TEXT = backend.selected()
+
+
+def pytest_report_header(config):
+    return f"uci_engine sliders: {SLIDERS_TEXT}"
+
+
+@pytest.fixture(scope="session")
+def new_stack():
+    """Factory for fresh (st, mb) stacks: ``new_stack(rows=64)`` returns a zeroed
+    uint64[rows, STATE_LEN] state stack and an int8[rows, 64] mailbox of NO_PIECE. Each call
+    returns new arrays, so tests never share rows."""
+    from uci_engine.kernels import position as P
+
+    def make(rows=64):
+        return P.new_stack(rows)
+    return make
