@@ -446,16 +446,18 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
         for i in range(n):
             m = _pick(mv, sply, i, n)
-            if not in_check:
+            make_move(st, mb, row, m)
+            # Captures that give check are never pruned: a losing capture can still mate
+            # (the null-move reply Rxa7# in kbK5/pp6/1P6/8/8/8/8/R7 w after 1.Ra6).
+            if not in_check and not _in_check(st, row + 1, 1 - us):
                 if mv[sply, 1, i] < 0:
-                    break                               # losing captures by SEE: pruned
+                    continue                            # losing captures by SEE: pruned
                 flag = (m >> 12) & 7
                 if flag < FLAG_PROMO:
                     c = np.int64(mb[row, (m >> 6) & 63])
                     gain = SEE_VALUE[c % 6] if c != NO_PIECE else SEE_VALUE[0]
                     if stand + gain + 200 <= alpha:
                         continue                        # delta pruning
-            make_move(st, mb, row, m)
             score = -negamax(st, mb, tt, heur, mv, row + 1, QS_DEPTH, -beta, -alpha, ZERO)
             if heur[STOP]:
                 return np.int64(0)
@@ -555,7 +557,15 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
     for i in range(n):
         m = _pick(mv, sply, i, n)
         quiet = _is_quiet(mb, row, m)
-        if not root and best > -MATE_BOUND and not in_check:
+        # Copy-make leaves row ``row`` intact, so the move is made first and a pruned move
+        # costs nothing to take back; knowing whether it checks keeps checks unpruned (a
+        # quiet check such as the pawn push in kbK5/pp6/1P6/8/8/8/8/R7 w, 1.Ra6 bxa6 2.b7#,
+        # was lost to futility pruning).
+        make_move(st, mb, row, m)
+        child = row + 1
+        them = 1 - us
+        gives_check = _in_check(st, child, them)
+        if not root and best > -MATE_BOUND and not in_check and not gives_check:
             if quiet:
                 # late move pruning and futility pruning of quiet moves
                 if depth <= 4 and searched >= 3 + depth * depth:
@@ -564,12 +574,6 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                     continue
             elif depth <= 4 and mv[sply, 1, i] < 0 and see(st, mb, heur, row, m) < -100 * depth:
                 continue                            # SEE pruning of losing captures
-        make_move(st, mb, row, m)
-        child = row + 1
-        them = 1 - us
-        cks = lsb(st[child, them * 6 + 5])
-        gives_check = (attackers_to(st, child, cks, st[child, OCC_ALL])
-                       & st[child, OCC + us]) != U0
         new_depth = depth - 1
         if searched == 0:
             score = -negamax(st, mb, tt, heur, mv, child, new_depth, -beta, -alpha, ZERO)
