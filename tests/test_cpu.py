@@ -170,5 +170,6 @@ def test_choose_and_select(monkeypatch, tmp_path):
                                                     None)
     assert backend.selected() == "rayscan"
     root = os.path.join(str(tmp_path), "uci_engine")
-    assert os.environ["NUMBA_CACHE_DIR"] == os.path.join(backend.cache_root(), "rayscan")
+    assert os.environ["NUMBA_CACHE_DIR"] == backend.cache_dir("rayscan")
+    assert os.path.basename(backend.cache_dir("rayscan")).startswith("rayscan-")
     assert backend.cache_root().startswith(root)  # NUMBA_CACHE_DIR set by select is not a base

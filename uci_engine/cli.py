@@ -55,8 +55,11 @@ def main(argv=None):
     from .engine import Engine
     if args.command == "warmup":
         t = time.perf_counter()
-        from .warmup import warm_up
+        from .warmup import start_leaf_compiler, warm_up
+        helper = start_leaf_compiler()
         warm_up(Engine())
+        if helper is not None:
+            helper.wait()
         print(f"warmup done: sliders {text}, {time.perf_counter() - t:.1f} s")
         return 0
     if args.command == "bench":

@@ -82,10 +82,13 @@ class UCI:
                 self.sliders_text, self.sliders_warning = text, warning
             finally:
                 self.chosen.set()
+            from .warmup import start_leaf_compiler, warm_up
+            helper = start_leaf_compiler()
             from .engine import Engine
-            from .warmup import warm_up
             eng = Engine(self.options["hash"].value)
-            warm_up(eng)
+            warm_up(eng, perft=False)
+            if helper is not None:
+                helper.wait()
             self.engine = eng
         except Exception as exc:  # reported on isready; the loop keeps answering
             self.load_error = f"{type(exc).__name__}: {exc}"

@@ -24,7 +24,7 @@ else:
     raise ValueError(f"unknown slider backend {BACKEND!r}")
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def queen_attacks(sq, occ):
     """Queen attacks (uint64) from ``sq`` over occupancy ``occ``: rook | bishop."""
     return rook_attacks(sq, occ) | bishop_attacks(sq, occ)

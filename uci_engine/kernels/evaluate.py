@@ -285,7 +285,7 @@ _NFH = NOT_FILE_H
 # ---------------------------------------------------------------------------------------------
 # Kernels
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _terms(st, ply):
     """All terms of row ``ply``, white-minus-black: (phase, pst mg, pst eg, mobility mg, eg,
     pawns mg, eg, king mg, eg, bishop pair mg, eg, rooks mg, eg, tempo mg, eg), int64."""
@@ -447,7 +447,7 @@ def _terms(st, ply):
             bp_mg, bp_eg, rook_mg, rook_eg, tempo_mg, 0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _taper(mg, eg, phase, black_to_move):
     """Tapered score (int64) from the side to move's view of white-view totals ``mg``/``eg``."""
     if black_to_move:

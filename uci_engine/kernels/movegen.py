@@ -18,9 +18,13 @@ from .position import (OCC, OCC_ALL, STM, CASTLE, EP, ROOK_SQ, CASTLE_KING_TO, C
                        FLAG_EP, FLAG_CASTLE, FLAG_PROMO)
 
 MAX_MOVES = 256
+# ``noisy`` is passed as a runtime int64 (module constants are typed int64, not literals), so
+# generate_legal and generate_noisy share one compiled _generate: a cold start types it once.
+ALL_MOVES = np.int64(0)
+NOISY_MOVES = np.int64(1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _emit_from(moves, n, frm, targets, write):
     if write:
         while targets:
@@ -31,7 +35,7 @@ def _emit_from(moves, n, frm, targets, write):
     return n + popcount(targets)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _emit_pawns(moves, n, targets, delta, write):
     """Emit pawn moves to each square of ``targets`` from ``to - delta`` (no promotions)."""
     if write:
@@ -44,7 +48,7 @@ def _emit_pawns(moves, n, targets, delta, write):
     return n + popcount(targets)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _emit_promos(moves, n, targets, delta, write):
     if write:
         while targets:
@@ -58,7 +62,7 @@ def _emit_promos(moves, n, targets, delta, write):
     return n + 4 * popcount(targets)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _shift(b, delta):
     if delta > 0:
         return b << np.uint64(delta)
@@ -261,7 +265,7 @@ def _generate(st, ply, moves, write, noisy):
 @njit(cache=True)
 def generate_legal(st, ply, moves):
     """Write the legal moves of row ``ply`` into ``moves`` (int32[>=256]); return the count."""
-    return _generate(st, ply, moves, True, False)
+    return _generate(st, ply, moves, True, ALL_MOVES)
 
 
 @njit(cache=True)
@@ -269,11 +273,11 @@ def count_legal(st, ply, moves):
     """Number of legal moves of row ``ply`` by popcount of target sets (perft bulk counting).
 
     ``moves`` (int32[:]) is any move buffer: it is not written, it only fixes the signature."""
-    return _generate(st, ply, moves, False, False)
+    return _generate(st, ply, moves, False, ALL_MOVES)
 
 
 @njit(cache=True)
 def generate_noisy(st, ply, moves):
     """Legal captures, en passant and promotions of row ``ply`` (all evasions when in check)
     into ``moves`` (int32[>=256]); returns the count. For quiescence search."""
-    return _generate(st, ply, moves, True, True)
+    return _generate(st, ply, moves, True, NOISY_MOVES)

@@ -57,22 +57,22 @@ ZOBRIST_CASTLE[0] = 0
 del _rng
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_from(m):
     return m & 63
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_to(m):
     return (m >> 6) & 63
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_flag(m):
     return (m >> 12) & 7
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def make_move_code(frm, to, flag):
     return frm | (to << 6) | (flag << 12)
 
@@ -126,7 +126,7 @@ def compute_key(st, ply):
     return k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put(st, mb, ply, p, sq):
     b = U1 << np.uint64(sq)
     st[ply, p] |= b
@@ -134,7 +134,7 @@ def _put(st, mb, ply, p, sq):
     mb[ply, sq] = p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _remove(st, mb, ply, p, sq):
     b = ~(U1 << np.uint64(sq))
     st[ply, p] &= b

@@ -96,7 +96,7 @@ def new_move_buffers():
 
 
 # --- transposition table ----------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tt_index(heur, key):
     return (np.int64(key) & heur[TT_MASK]) * 8
 
@@ -143,32 +143,32 @@ def tt_store(tt, heur, key, move, score, ev, depth, bound):
                     | ((depth + 1) << 48) | (bound << 55) | (age << 57))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tt_move(d):
     return d & 0xFFFF
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tt_score(d):
     return ((d >> 16) & 0xFFFF) - 32768
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tt_eval(d):
     return ((d >> 32) & 0xFFFF) - 32768
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tt_depth(d):
     return ((d >> 48) & 0x7F) - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tt_bound(d):
     return (d >> 55) & 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def score_to_tt(s, sply):
     if s >= MATE_BOUND:
         return s + sply
@@ -177,7 +177,7 @@ def score_to_tt(s, sply):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def score_from_tt(s, sply):
     if s >= MATE_BOUND:
         return s - sply
@@ -288,7 +288,7 @@ def is_draw(st, row, root_row):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_quiet(mb, row, m):
     flag = (m >> 12) & 7
     if flag == FLAG_EP or flag >= FLAG_PROMO:
@@ -298,7 +298,7 @@ def _is_quiet(mb, row, m):
     return mb[row, (m >> 6) & 63] == NO_PIECE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _counter_index(st, mb, row):
     """Index in ``heur`` of the countermove slot for the move that led to ``row`` (piece now
     on its to-square x to-square), or -1 after a null move, at the root, or after castling
@@ -354,7 +354,7 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
         mv[sply, 1, i] = s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pick(mv, sply, i, n):
     """Selection step: swap the best-scored remaining move into slot i and return it."""
     best = i
@@ -373,20 +373,20 @@ def _pick(mv, sply, i, n):
     return np.int64(mv[sply, 0, i])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _update_history(heur, idx, bonus):
     h = heur[idx]
     heur[idx] = h + bonus - h * abs(bonus) // HISTORY_MAX
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _check_stop(heur):
     if heur[NODE_LIMIT] and heur[NODES] >= heur[NODE_LIMIT]:
         heur[STOP] = 1
     return heur[STOP] != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _in_check(st, row, us):
     ksq = lsb(st[row, us * 6 + 5])
     return (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
