@@ -87,10 +87,9 @@ class Engine:
         n = generate_legal(self.st, row, buf)
         return [int(m) for m in buf[:n]]
 
-    def move_to_uci(self, m, st=None, row=None):
-        """UCI text of move ``m``: castling as king to g/c file, or king-takes-rook when
+    def move_to_uci(self, m):
+        """UCI text of move ``m`` (int): castling as king to g/c file, or king-takes-rook when
         UCI_Chess960 is on."""
-        st = self.st if st is None else st
         frm, to, flag = m & 63, (m >> 6) & 63, (m >> 12) & 7
         if flag == P.FLAG_CASTLE and not self.chess960:
             to = (to & ~7) | (6 if to > frm else 2)
@@ -100,26 +99,19 @@ class Engine:
         return s
 
     def _parse_move(self, st, row, text):
+        """The legal move (int) of row ``row`` named by UCI ``text``, or None. Castling is
+        accepted in both notations (king to g/c file, king takes rook); an alias never
+        shadows the name of another legal move."""
         buf = np.empty(256, dtype=np.int32)
-        n = generate_legal(st, row, buf)
-        text = text.strip()
-        for m in buf[:n]:
-            m = int(m)
-            if self.move_to_uci(m, st, row) == text:
-                return m
-            # accept the other castling notation too (e1h1 in standard, e1g1 in 960)
+        moves = [int(m) for m in buf[:generate_legal(st, row, buf)]]
+        names = {self.move_to_uci(m): m for m in moves}
+        for m in moves:
             if (m >> 12) & 7 == P.FLAG_CASTLE:
                 frm, to = m & 63, (m >> 6) & 63
-                alt = square_name(frm) + square_name(to)
-                std = square_name(frm) + square_name((to & ~7) | (6 if to > frm else 2))
-                if text in (alt, std) and not (self.chess960 and text == std and frm != to
-                                               and self._is_plain_king_move(buf[:n], text)):
-                    return m
-        return None
-
-    def _is_plain_king_move(self, moves, text):
-        return any(self.move_to_uci(int(x)) == text and (int(x) >> 12) & 7 != P.FLAG_CASTLE
-                   for x in moves)
+                kto = (to & ~7) | (6 if to > frm else 2)
+                names.setdefault(square_name(frm) + square_name(to), m)
+                names.setdefault(square_name(frm) + square_name(kto), m)
+        return names.get(text.strip())
 
     def parse_move(self, text):
         """The move (int) for UCI text in the current position, or None if illegal."""

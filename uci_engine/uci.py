@@ -332,8 +332,7 @@ class UCI:
                     if v < 0:
                         self.error(f"go {tok} {v} is negative; using 0")
                         v = 0
-                elif v < 0 or (tok in ("depth", "movestogo", "mate", "perft") and v == 0
-                               and tok != "perft"):
+                elif v < 0 or (v == 0 and tok in ("depth", "movestogo", "mate")):
                     self.error(f"go {tok} {v} is out of range; ignored")
                     continue
                 if tok == "perft":
