@@ -7,6 +7,9 @@
   ``python scripts/perft.py --epd tests/data/perft.epd``.
 * perft960.epd (960 Chess960 positions, Shredder-FEN castling): depths 1 to 3, parsed in
   Chess960 mode.
+* ``perft_engine`` (the search's own generator and make_move, not perft's lean board): every
+  perft.epd depth up to ``ENGINE_BUDGET`` nodes (default 5,000,000) and all 960 Chess960
+  positions to depth 3.
 * :meth:`Engine.perft_divide`: per-move counts sum to perft, the root moves are exactly the
   legal moves (and python-chess's), and the engine's rows are left as they were.
 """
@@ -17,7 +20,7 @@ import pytest
 
 from uci_engine.fen import STARTPOS, parse_fen
 from uci_engine.kernels import position as P
-from uci_engine.kernels.perft import perft
+from uci_engine.kernels.perft import perft, perft_engine
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 NODE_BUDGET = int(os.environ.get("UCI_ENGINE_PERFT_MAX_NODES", 200_000_000))
@@ -51,13 +54,16 @@ PERFT = load_epd("perft.epd")
 PERFT960 = load_epd("perft960.epd")
 
 
-def _run(new_stack, fen, depths, chess960):
+ENGINE_BUDGET = int(os.environ.get("UCI_ENGINE_PERFT_ENGINE_MAX_NODES", 5_000_000))
+
+
+def _run(new_stack, fen, depths, chess960, walk=perft):
     st, mb = new_stack(16)
     parse_fen(fen, st, mb, 0, chess960=chess960)
     root = st[0].copy()
     bad = []
     for depth, want in depths:
-        got = int(perft(st, mb, np.int64(0), np.int64(depth)))
+        got = int(walk(st, mb, np.int64(0), np.int64(depth)))
         if got != want:
             bad.append(f"D{depth}: expected {want}, got {got}")
     assert not bad, f"{fen}: " + "; ".join(bad)
@@ -83,6 +89,18 @@ def test_perft_epd(new_stack, line, fen, depths):
 def test_perft960_depth3(new_stack, line, fen, depths):
     assert is_960(fen) or fen.split()[2] == "-"
     _run(new_stack, fen, [(d, c) for d, c in depths if d <= 3], True)
+
+
+@pytest.mark.parametrize("line,fen,depths", PERFT, ids=[f"engine-epd{n:02d}" for n, _, _ in PERFT])
+def test_perft_engine_epd(new_stack, line, fen, depths):
+    run = [(d, c) for d, c in depths if c <= ENGINE_BUDGET]
+    assert run, "no depth within the node budget"
+    _run(new_stack, fen, run, is_960(fen), walk=perft_engine)
+
+
+def test_perft_engine_960_depth3(new_stack):
+    for _, fen, depths in PERFT960:
+        _run(new_stack, fen, [(d, c) for d, c in depths if d <= 3], True, walk=perft_engine)
 
 
 def test_perft_depth0_is_one(new_stack):
