@@ -393,7 +393,9 @@ def _in_check(st, row, us):
 
 
 # --- main search -------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+# _nrt=False: negamax allocates nothing, and without it every array handed to a callee (and
+# every mv[sply, k] view) is increfed and decrefed atomically on each node: about +35% nps.
+@njit(cache=True, nogil=True, _nrt=False)
 def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
     """Principal variation search to ``depth`` plies from row ``row``; returns the score in
     centipawns from the side to move (mate scores are MATE - plies to mate). ``cut_node`` is
