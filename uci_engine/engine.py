@@ -40,7 +40,6 @@ class Engine:
         self.mv = S.new_move_buffers()
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
-        self.stop_event = threading.Event()
 
     # --- options ---------------------------------------------------------------------------
     def set_hash(self, mib):
@@ -181,7 +180,7 @@ class Engine:
         ``limits`` is a :class:`uci_engine.timeman.Limits`; ``on_info(dict)`` is called after
         each finished depth and on aspiration fail-high/low with keys depth, seldepth, multipv,
         score (cp), mate (moves or None), bound, nodes, nps, hashfull, time (ms), pv (UCI list).
-        ``self.stop_event``/``request_stop`` end the search early. ``clock`` returns seconds
+        :meth:`request_stop` (from another thread) ends the search early. ``clock`` returns seconds
         (defaults to time.monotonic). Returns ``(best_uci, ponder_uci_or_None)``; ``best`` is
         ``"0000"`` when there is no legal move."""
         clock = clock or time.monotonic
@@ -221,12 +220,12 @@ class Engine:
                     h[S.ROOT_N] = len(root_moves) if filtered else 0
                     if filtered:
                         h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
-                    prev = best_pvs[k] if k < len(best_pvs) else None
-                    h[S.BEST_MOVE] = prev[0] if prev and prev[0] in root_moves else 0
-                    score, pv, complete = self._aspiration(depth, best_scores[k] if k < len(
-                        best_scores) else None, t0, clock, k + 1, on_info)
+                    prev = best_pvs[k]
+                    h[S.BEST_MOVE] = prev[0] if prev[0] in root_moves else 0
+                    score, pv, complete = self._aspiration(depth, best_scores[k], t0, clock,
+                                                           k + 1, on_info)
                     if not pv:
-                        pv = prev if prev and prev[0] in root_moves else [root_moves[0]]
+                        pv = prev if prev[0] in root_moves else [root_moves[0]]
                         score = best_scores[k]          # None until an iteration finishes
                     found.append(pv[0])
                     done_pvs.append(pv)

@@ -341,7 +341,10 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
                 victim = np.int64(mb[row, to]) % 6
             attacker = np.int64(mb[row, frm]) % 6
             s = 1000000 + victim * 100 - attacker
-            if victim >= 0 and see(st, mb, heur, row, m) < 0:
+            # SEE only where it can be negative: capturing a piece worth at least the
+            # capturer never loses material (the capturer may simply stop the exchange).
+            if (victim >= 0 and (flag >= FLAG_PROMO or SEE_VALUE[victim] < SEE_VALUE[attacker])
+                    and see(st, mb, heur, row, m) < 0):
                 s = -1000000 + victim * 100 - attacker
         elif m == k1:
             s = 900000
