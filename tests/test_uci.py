@@ -237,6 +237,27 @@ def test_play_with_clock(engine, clock, inc):
         board.push(res.move)
 
 
+def test_no_flag_with_a_tenth_of_a_second_left(engine):
+    """0.1 s on the clock and a 0.01 s increment: the engine plays on, keeping a clock the way a
+    GUI does (time from go to bestmove is charged, the increment added after each move)."""
+    board = chess.Board()
+    engine.configure({"Clear Hash": None})
+    engine.ping()                  # isready before the clock starts, as GUIs do
+    clock = 0.1
+    for ply in range(30):
+        limit = chess.engine.Limit(white_clock=clock, black_clock=clock,
+                                   white_inc=0.01, black_inc=0.01)
+        t = time.monotonic()
+        res = engine.play(board, limit)
+        clock -= time.monotonic() - t
+        assert clock > 0, f"flagged at ply {ply}"
+        clock += 0.01
+        assert res.move in board.legal_moves
+        board.push(res.move)
+        if board.is_game_over():
+            break
+
+
 def test_game_with_growing_move_list(engine):
     """python-chess sends ``position startpos moves ...`` with the whole game each time."""
     board = chess.Board()
