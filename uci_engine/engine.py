@@ -9,21 +9,22 @@ import time
 
 import numpy as np
 
-from .fen import STARTPOS, format_fen, parse_fen
+from .fen import PIECE_CHARS, STARTPOS, format_fen, parse_fen, square_name
 from .kernels import position as P
 from .kernels import search as S
 from .kernels.bitboard import NO_PIECE
-from .kernels.movegen import count_legal, generate_legal
+from .kernels.movegen import generate_legal
 from .kernels.evaluate import evaluate
 from .kernels.perft import perft
 from .timeman import budget
 
 HISTORY_ROWS = 1024           # game plies kept below the search rows
-PIECE_CHARS = "PNBRQKpnbrqk"
 
 
-def square_name(sq):
-    return "abcdefgh"[sq & 7] + str(sq // 8 + 1)
+def _legal(st, row):
+    """The legal moves (list of int) of row ``row`` of ``st``."""
+    buf = np.empty(256, dtype=np.int32)
+    return [int(m) for m in buf[:generate_legal(st, row, buf)]]
 
 
 class Engine:
@@ -81,10 +82,8 @@ class Engine:
         return format_fen(self.st, self.mb, self.root)
 
     def legal_moves(self, row=None):
-        row = self.root if row is None else row
-        buf = np.empty(256, dtype=np.int32)
-        n = generate_legal(self.st, row, buf)
-        return [int(m) for m in buf[:n]]
+        """The legal moves (list of int) at ``row`` (default: the current position)."""
+        return _legal(self.st, self.root if row is None else row)
 
     def move_to_uci(self, m):
         """UCI text of move ``m`` (int): castling as king to g/c file, or king-takes-rook when
@@ -101,8 +100,7 @@ class Engine:
         """The legal move (int) of row ``row`` named by UCI ``text``, or None. Castling is
         accepted in both notations (king to g/c file, king takes rook); an alias never
         shadows the name of another legal move."""
-        buf = np.empty(256, dtype=np.int32)
-        moves = [int(m) for m in buf[:generate_legal(st, row, buf)]]
+        moves = _legal(st, row)
         names = {self.move_to_uci(m): m for m in moves}
         for m in moves:
             if (m >> 12) & 7 == P.FLAG_CASTLE:
@@ -242,7 +240,7 @@ class Engine:
                     for k in range(multipv):
                         on_info(self._info(depth, k + 1, best_scores[k], best_pvs[k], None,
                                            t0, clock))
-                if self._should_stop_after(depth, best_scores[0], limits, t0, clock):
+                if self._should_stop_after(depth, best_scores[0], limits):
                     break
             if best_scores[0] is None:
                 # Stopped before depth 1 finished: a depth-1 search takes well under a
@@ -319,26 +317,20 @@ class Engine:
         st[0] = self.st[self.root]
         mb[0] = self.mb[self.root]
         for m in pv[:n]:
-            if m not in self._legal_in(st, row):
+            if m not in _legal(st, row):
                 break
             out.append(self.move_to_uci(m))
             P.make_move(st, mb, row, np.int64(m))
             row += 1
         return out
 
-    @staticmethod
-    def _legal_in(st, row):
-        buf = np.empty(256, dtype=np.int32)
-        n = generate_legal(st, row, buf)
-        return set(int(x) for x in buf[:n])
-
-    def _should_stop_after(self, depth, score, limits, t0, clock):
+    def _should_stop_after(self, depth, score, limits):
         if limits.mate and score is not None and score >= S.MATE - 2 * limits.mate:
             return True
         if limits.depth and depth >= limits.depth:
             return True
         if self.soft_ms is not None:
-            elapsed_ms = (clock() - self._tstart) * 1000
+            elapsed_ms = (self._clock() - self._tstart) * 1000
             if elapsed_ms >= self.soft_ms:
                 return True
         if self.soft_ms is not None and score is not None and abs(score) >= S.MATE_BOUND \

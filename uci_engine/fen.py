@@ -12,7 +12,12 @@ from .kernels.attacks import PAWN_ATTACKS
 from .kernels import position as P
 
 STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-PIECE_CHARS = "PNBRQKpnbrqk"
+PIECE_CHARS = "PNBRQKpnbrqk"   # piece index (colour * 6 + type) -> FEN letter
+
+
+def square_name(sq):
+    """Algebraic name (str) of square ``sq`` (a1 = 0 ... h8 = 63)."""
+    return "abcdefgh"[sq & 7] + str(sq // 8 + 1)
 
 
 def _bad(field, msg):
@@ -185,6 +190,6 @@ def format_fen(st, mb, ply=0):
             else:
                 cs += std
     ep = int(row[P.EP])
-    eps = "-" if ep == NO_SQ else "abcdefgh"[ep & 7] + str(ep // 8 + 1)
+    eps = "-" if ep == NO_SQ else square_name(ep)
     return (f"{'/'.join(rows)} {'wb'[int(row[P.STM])]} {cs or '-'} {eps} "
             f"{int(row[P.HALFMOVE])} {int(row[P.FULLMOVE])}")

@@ -273,12 +273,13 @@ class UCI:
     def cmd_d(self, args, line):
         if not self._wait_ready():
             return
+        from .fen import square_name
         for ln in self.engine.board_text():
             self.send(ln)
         self.send(f"Fen: {self.engine.fen()}")
         self.send(f"Key: {self.engine.key():016X}")
         chk = self.engine.checkers()
-        names = " ".join("abcdefgh"[s & 7] + str(s // 8 + 1) for s in range(64) if chk >> s & 1)
+        names = " ".join(square_name(s) for s in range(64) if chk >> s & 1)
         self.send(f"Checkers: {names}")
 
     def cmd_eval(self, args, line):

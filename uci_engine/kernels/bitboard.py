@@ -65,9 +65,3 @@ def popcount(b):
 def lsb(b):
     """Index (0..63, int64) of the least significant set bit of ``b``; 64 for an empty board."""
     return np.int64(_cttz64(np.uint64(b)))
-
-
-@njit(cache=True, inline="always")
-def sq_bb(sq):
-    """Bitboard (uint64) with only square ``sq`` set."""
-    return U1 << np.uint64(sq)

@@ -58,26 +58,6 @@ del _rng
 
 
 @njit(cache=True)
-def move_from(m):
-    return m & 63
-
-
-@njit(cache=True)
-def move_to(m):
-    return (m >> 6) & 63
-
-
-@njit(cache=True)
-def move_flag(m):
-    return (m >> 12) & 7
-
-
-@njit(cache=True)
-def make_move_code(frm, to, flag):
-    return frm | (to << 6) | (flag << 12)
-
-
-@njit(cache=True)
 def attackers_to(st, ply, sq, occ):
     """Bitboard (uint64) of pieces of both colours attacking ``sq`` with occupancy ``occ``."""
     rq = st[ply, 3] | st[ply, 4] | st[ply, 9] | st[ply, 10]

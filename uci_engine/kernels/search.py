@@ -23,7 +23,7 @@ from numba import njit
 
 from .bitboard import U0, U1, lsb, popcount, NO_PIECE
 from .attacks import rook_attacks, bishop_attacks
-from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, CAPTURED, NULL_MOVE,
+from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE,
                        FLAG_EP, FLAG_CASTLE, FLAG_PROMO, make_move, make_null_move,
                        attackers_to)
 from .movegen import generate_legal, generate_noisy
