@@ -34,7 +34,7 @@ from . import stats
 from .args import EngineSpec, MatchConfig, OpeningsSpec
 from .tc import parse_tc
 
-__all__ = ["Opponent", "OPPONENTS", "available_opponents", "performance_rating", "main"]
+__all__ = ["Opponent", "FIXED_OPPONENTS", "available_opponents", "performance_rating", "main"]
 
 
 @dataclass

@@ -302,7 +302,7 @@ async def run_match(cfg: MatchConfig, out: Callable[[str], None] = print,
     Returns a :class:`MatchResult`. Stops early on an SPRT decision, on an engine crash or
     stall without ``-recover`` (as cutechess does), or on SIGINT (Ctrl-C).
     """
-    import chess  # noqa: F401  (imported lazily; python-chess is only needed for matches)
+    import chess  # lazily: python-chess is only needed for matches, not by the engine
 
     from .game import EngineInstance, EngineStartError, GameSettings, play_game
     from .openings import OpeningsError, OpeningStream, load_openings
@@ -463,7 +463,6 @@ async def run_match(cfg: MatchConfig, out: Callable[[str], None] = print,
                 return
             start = openings[s.opening].board() if openings else None
             if start is None:
-                import chess
                 start = chess.Board()
             out(f"Started game {s.number} of {total} ({w.name} vs {b.name})")
             ew, eb = cfg.engines[s.white], cfg.engines[s.black]
