@@ -3,7 +3,8 @@
 
 Usage::
 
-    python scripts/bench_perft.py [--repeat 3] [--no-stockfish] [--no-startup] [--pychess-depth 4]
+    python scripts/bench_perft.py [--repeat 3] [--no-stockfish] [--no-startup] [--no-lookups]
+                                  [--pychess-depth 4] [--lookup-samples 20000]
 
 * Each slider path (pext, magic, rayscan) runs in its own subprocess, because the backend is
   fixed per process: ``bench_perft.py --worker BACKEND`` selects it, warms up (loads or compiles
@@ -13,6 +14,9 @@ Usage::
   last ply, startpos to ``--pychess-depth``.
 * Stockfish (``/usr/games/stockfish`` or ``stockfish`` on PATH): ``go perft 6`` / ``go perft 5``,
   wall clock from sending ``go`` to reading ``Nodes searched``.
+* Slider lookups alone (``scripts/bench_sliders.py``): ns per lookup of each path on the
+  occupancies perft asks about, and the bound they put on ``magic / rayscan`` (skip with
+  ``--no-lookups``).
 * Start-up: wall time of a ``uci-engine perft --depth 1`` subprocess with an empty Numba cache
   (a fresh temporary ``NUMBA_CACHE_DIR``; everything is compiled) and again with it warm.
 """
@@ -214,6 +218,10 @@ def main(argv=None):
     ap.add_argument("--pychess-depth", type=int, default=4)
     ap.add_argument("--no-stockfish", action="store_true")
     ap.add_argument("--no-startup", action="store_true")
+    ap.add_argument("--no-lookups", action="store_true",
+                    help="skip the slider-lookup table (scripts/bench_sliders.py)")
+    ap.add_argument("--lookup-samples", type=int, default=20000,
+                    help="leaf parents sampled per case for the slider-lookup table")
     args = ap.parse_args(argv)
     if args.worker:
         return worker(args.worker, args.repeat)
@@ -291,6 +299,16 @@ def main(argv=None):
         print(f"  ours ({best['backend']}, startpos perft(6)) / python-chess "
               f"(perft({pyc['depth']})) = {best['startpos']['cpu_nps'] / pyc['cpu_nps']:.0f}x "
               f"[{best['startpos']['nps'] / pyc['nps']:.0f}x]")
+    if not args.no_lookups and "magic" in by and "rayscan" in by:
+        # Why magic / rayscan on perft is far below the lookups' own ratio: bench_sliders.py
+        # times the lookups alone on perft's occupancies and bounds the 4x target.
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import bench_sliders
+        per_leaf = {name: {key: 1e9 / by[name][key]["cpu_nps"] for key, _, _, _ in CASES}
+                    for name in ("magic", "rayscan")}
+        print()
+        bench_sliders.report(bench_sliders.measure(args.lookup_samples, 1, 5), per_leaf,
+                             args.lookup_samples, 1, 5)
     if startup:
         cold, warm, text = startup
         print()
