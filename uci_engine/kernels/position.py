@@ -8,7 +8,8 @@ A position lives in row ``ply`` of two arrays the caller owns:
   0 white h-side, 1 white a-side, 2 black h-side, 3 black a-side), en-passant square (64 = none;
   set only when a pawn of the side to move attacks it, as in Stockfish, so it is in the key exactly
   when it is set), halfmove clock (plies), fullmove number, the rook square of each castling right
-  (Chess960 aware), a Chess960 flag, and the move and captured piece that led to this row.
+  (Chess960 aware), a Chess960 flag, the move and captured piece that led to this row, and whether the side to move is in check
+  (filled in by the search when it already knows; ``make_move`` leaves it unknown).
 * ``mb``: int8[N, 64] mailbox, piece index per square or NO_PIECE (12).
 
 Moves are integers: bits 0-5 from-square, bits 6-11 to-square, bits 12-14 flag (0 normal,
@@ -35,10 +36,12 @@ ROOK_SQ = 21      # ROOK_SQ + i: rook square of castling right i (64 when none)
 CHESS960 = 25
 LAST_MOVE = 26    # move that led to this row (0 at the root, NULL_MOVE after a null move)
 CAPTURED = 27     # piece captured by that move, NO_PIECE if none
+CHECKED = 28      # side to move in check: 0 no, 1 yes, CHECK_UNKNOWN not yet computed
 STATE_LEN = 32
 
 MAX_PLY = 256     # rows a search stack needs beyond the game history
 NULL_MOVE = 0xFFF  # from == to == h8: never a real move
+CHECK_UNKNOWN = np.uint64(2)
 
 FLAG_NORMAL, FLAG_EP, FLAG_CASTLE = 0, 1, 2
 FLAG_PROMO = 4    # flag 4..7 = promotion to type flag - 3 (KNIGHT..QUEEN)
@@ -207,6 +210,7 @@ def make_move(st, mb, ply, m):
     st[n, KEY] = key
     st[n, LAST_MOVE] = m
     st[n, CAPTURED] = captured
+    st[n, CHECKED] = CHECK_UNKNOWN
 
 
 @njit(cache=True)
@@ -227,6 +231,7 @@ def make_null_move(st, mb, ply):
     st[n, KEY] = key
     st[n, LAST_MOVE] = NULL_MOVE
     st[n, CAPTURED] = NO_PIECE
+    st[n, CHECKED] = CHECK_UNKNOWN
 
 
 def new_stack(rows=MAX_PLY + 1024):

@@ -23,7 +23,8 @@ from numba import njit
 
 from .bitboard import U0, U1, lsb, popcount, NO_PIECE
 from .attacks import rook_attacks, bishop_attacks
-from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE,
+from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE, CHECKED,
+                       CHECK_UNKNOWN,
                        FLAG_EP, FLAG_CASTLE, FLAG_PROMO, make_move, make_null_move,
                        attackers_to)
 from .movegen import generate_legal, generate_noisy
@@ -409,7 +410,12 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
     root = sply == 0
     pv_node = beta - alpha > 1
     us = np.int64(st[row, STM])
-    in_check = _in_check(st, row, us)
+    # The parent has usually tested whether its move gives check (column CHECKED).
+    checked = st[row, CHECKED]
+    if root or checked == CHECK_UNKNOWN:
+        in_check = _in_check(st, row, us)
+    else:
+        in_check = checked != U0
     if in_check and depth >= 0 and sply < MAX_PLY - 8:
         depth += 1                                  # check extension (not inside quiescence)
     if depth <= 0:
@@ -454,7 +460,11 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             make_move(st, mb, row, m)
             # Captures that give check are never pruned: a losing capture can still mate
             # (the null-move reply Rxa7# in kbK5/pp6/1P6/8/8/8/8/R7 w after 1.Ra6).
-            if not in_check and not _in_check(st, row + 1, 1 - us):
+            gives_check = False
+            if not in_check:
+                gives_check = _in_check(st, row + 1, 1 - us)
+                st[row + 1, CHECKED] = U1 if gives_check else U0
+            if not in_check and not gives_check:
                 if mv[sply, 1, i] < 0:
                     continue                            # losing captures by SEE: pruned
                 flag = (m >> 12) & 7
@@ -570,6 +580,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         child = row + 1
         them = 1 - us
         gives_check = _in_check(st, child, them)
+        st[child, CHECKED] = U1 if gives_check else U0
         if not root and best > -MATE_BOUND and not in_check and not gives_check:
             if quiet:
                 # late move pruning and futility pruning of quiet moves
