@@ -361,10 +361,6 @@ def test_chess960_raw_position_and_pv(raw):
 
 # Mate problems, each checked with a python-chess solver when the test data was written: the
 # score is ``mate N`` and the PV mates in exactly N moves.
-NULL_MOVE_ZUGZWANG = pytest.mark.xfail(
-    reason="after 1. Ra6 black is in zugzwang: every move loses but passing would not, so "
-           "null-move pruning (no verification search) hides the mate; known limitation",
-    strict=False)
 MATES = [
     # back-rank mate in 1
     ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1, 6),
@@ -372,8 +368,9 @@ MATES = [
     ("6rk/6pp/8/6N1/8/8/8/6QK w - - 0 1", 1, 6),
     # king and rook: 1. Kh5 Kg8 2. Kg6 Kh8 3. Rf8#
     ("7k/5R2/8/8/7K/8/8/8 w - - 0 1", 3, 10),
-    # Morphy: 1. Ra6! bxa6 (1... Bc7 2. Rxa7#) 2. b7#
-    pytest.param("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", 2, 8, marks=NULL_MOVE_ZUGZWANG),
+    # Morphy: 1. Ra6! bxa6 (1... Bc7 2. Rxa7#) 2. b7#. After 1. Ra6 black is in zugzwang: every
+    # move loses, passing would not; the null-move guard (no null move with a lone minor) sees it.
+    ("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", 2, 8),
     # WAC.001: 1. Qg6! is mate in 2 (quiet queen sacrifice; needs depth 10 here)
     ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", 2, 10),
 ]

@@ -13,7 +13,7 @@ All mutable search state lives in numpy arrays the engine facade owns (no jitcla
 
 Techniques (chessprogramming wiki pages of the same names): iterative deepening (driven from
 Python), principal variation search, null-move pruning with a zugzwang guard (no null move
-without non-pawn material), late move reductions, reverse futility, futility and late-move
+unless the side to move has a rook, a queen or two minor pieces), late move reductions, reverse futility, futility and late-move
 pruning, check extension, mate distance pruning, quiescence with SEE pruning, MVV-LVA, killer,
 history (with gravity) and countermove ordering, repetition / fifty-move / insufficient-material
 draws.
@@ -527,9 +527,12 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         # Reverse futility pruning (static null move).
         if depth <= 7 and ev - 80 * depth >= beta and ev < MATE_BOUND:
             return ev
-        # Null move pruning with a zugzwang guard.
+        # Null move pruning. Zugzwang guard: the side to move keeps a rook or queen, or at
+        # least two minor pieces (with a lone minor, passing is often the only move that does
+        # not lose: Morphy's kbK5/pp6/1P6/8/8/8/8/R7 w, 1. Ra6!).
         non_pawn = st[row, OCC + us] ^ st[row, us * 6] ^ st[row, us * 6 + 5]
-        if (depth >= 3 and ev >= beta and non_pawn != U0
+        majors = st[row, us * 6 + 3] | st[row, us * 6 + 4]
+        if (depth >= 3 and ev >= beta and (majors != U0 or (non_pawn & (non_pawn - U1)) != U0)
                 and st[row, LAST_MOVE] != NULL_MOVE and beta > -MATE_BOUND):
             r = 3 + depth // 4 + min(3, (ev - beta) // 200)
             make_null_move(st, mb, row)
