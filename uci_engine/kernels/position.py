@@ -8,8 +8,9 @@ A position lives in row ``ply`` of two arrays the caller owns:
   0 white h-side, 1 white a-side, 2 black h-side, 3 black a-side), en-passant square (64 = none;
   set only when a pawn of the side to move attacks it, as in Stockfish, so it is in the key exactly
   when it is set), halfmove clock (plies), fullmove number, the rook square of each castling right
-  (Chess960 aware), a Chess960 flag, the move and captured piece that led to this row, and whether the side to move is in check
-  (filled in by the search when it already knows; ``make_move`` leaves it unknown).
+  (Chess960 aware), a Chess960 flag, the move and captured piece that led to this row, and
+  whether the side to move is in check (filled in by the search when it already knows;
+  ``make_move`` leaves it unknown).
 * ``mb``: int8[N, 64] mailbox, piece index per square or NO_PIECE (12).
 
 Moves are integers: bits 0-5 from-square, bits 6-11 to-square, bits 12-14 flag (0 normal,

@@ -13,10 +13,10 @@ All mutable search state lives in numpy arrays the engine facade owns (no jitcla
 
 Techniques (chessprogramming wiki pages of the same names): iterative deepening (driven from
 Python), principal variation search, null-move pruning with a zugzwang guard (no null move
-unless the side to move has a rook, a queen or two minor pieces), late move reductions, reverse futility, futility and late-move
-pruning, check extension, mate distance pruning, quiescence with SEE pruning, MVV-LVA, killer,
-history (with gravity) and countermove ordering, repetition / fifty-move / insufficient-material
-draws.
+unless the side to move has a rook, a queen or two minor pieces), late move reductions, reverse
+futility, futility and late-move pruning, check extension, mate distance pruning, quiescence
+with SEE pruning, MVV-LVA, killer, history (with gravity) and countermove ordering, repetition /
+fifty-move / insufficient-material draws.
 """
 import numpy as np
 from numba import njit
@@ -460,19 +460,18 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             make_move(st, mb, row, m)
             # Captures that give check are never pruned: a losing capture can still mate
             # (the null-move reply Rxa7# in kbK5/pp6/1P6/8/8/8/8/R7 w after 1.Ra6).
-            gives_check = False
             if not in_check:
                 gives_check = _in_check(st, row + 1, 1 - us)
                 st[row + 1, CHECKED] = U1 if gives_check else U0
-            if not in_check and not gives_check:
-                if mv[sply, 1, i] < 0:
-                    continue                            # losing captures by SEE: pruned
-                flag = (m >> 12) & 7
-                if flag < FLAG_PROMO:
-                    c = np.int64(mb[row, (m >> 6) & 63])
-                    gain = SEE_VALUE[c % 6] if c != NO_PIECE else SEE_VALUE[0]
-                    if stand + gain + 200 <= alpha:
-                        continue                        # delta pruning
+                if not gives_check:
+                    if mv[sply, 1, i] < 0:
+                        continue                        # losing captures by SEE: pruned
+                    flag = (m >> 12) & 7
+                    if flag < FLAG_PROMO:
+                        c = np.int64(mb[row, (m >> 6) & 63])
+                        gain = SEE_VALUE[c % 6] if c != NO_PIECE else SEE_VALUE[0]
+                        if stand + gain + 200 <= alpha:
+                            continue                    # delta pruning
             score = -negamax(st, mb, tt, heur, mv, row + 1, QS_DEPTH, -beta, -alpha, ZERO)
             if heur[STOP]:
                 return np.int64(0)
