@@ -19,7 +19,10 @@ with SEE pruning, MVV-LVA, killer, history (with gravity) and countermove orderi
 fifty-move / insufficient-material draws.
 """
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .bitboard import U0, U1, lsb, popcount, NO_PIECE
 from .attacks import rook_attacks, bishop_attacks
@@ -85,10 +88,15 @@ def new_heur():
 
 def new_tt(mib):
     """A transposition table of ``mib`` MiB (int; 16 bytes an entry, 4 entries a bucket,
-    the bucket count rounded down to a power of two). Returns (tt int64[2 * entries], mask)."""
+    the bucket count rounded down to a power of two). Returns (tt int64[2 * entries], mask).
+
+    The array starts on a 64-byte boundary, so each 64-byte bucket is one cache line (numpy
+    only promises 16-byte alignment: a bucket would straddle two lines, two misses a probe)."""
     buckets = max(1, (int(mib) << 20) // 64)
     buckets = 1 << (buckets.bit_length() - 1)
-    return np.zeros(buckets * 8, dtype=np.int64), buckets - 1
+    raw = np.zeros(buckets * 8 + 8, dtype=np.int64)
+    off = (-raw.ctypes.data % 64) // 8
+    return raw[off:off + buckets * 8], buckets - 1
 
 
 def new_move_buffers():
@@ -100,6 +108,33 @@ def new_move_buffers():
 @njit(cache=True)
 def _tt_index(heur, key):
     return (np.int64(key) & heur[TT_MASK]) * 8
+
+
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    """Emit ``llvm.prefetch`` (read, keep in all cache levels) of ``arr[idx]``: x86
+    ``prefetcht0``. Bounds are not checked; a prefetch never faults."""
+    sig = types.void(arr, types.int64)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [i8p, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def tt_prefetch(tt, heur, key):
+    """Start loading the TT bucket of ``key`` into the cache (Stockfish prefetches it right
+    after making a move, so the child's probe finds the bucket in cache)."""
+    _prefetch(tt, _tt_index(heur, key))
 
 
 @njit(cache=True)
@@ -458,6 +493,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         for i in range(n):
             m = _pick(mv, sply, i, n)
             make_move(st, mb, row, m)
+            tt_prefetch(tt, heur, st[row + 1, KEY])
             # Captures that give check are never pruned: a losing capture can still mate
             # (the null-move reply Rxa7# in kbK5/pp6/1P6/8/8/8/8/R7 w after 1.Ra6).
             if not in_check:
@@ -535,6 +571,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 and st[row, LAST_MOVE] != NULL_MOVE and beta > -MATE_BOUND):
             r = 3 + depth // 4 + min(3, (ev - beta) // 200)
             make_null_move(st, mb, row)
+            tt_prefetch(tt, heur, st[row + 1, KEY])
             score = -negamax(st, mb, tt, heur, mv, row + 1, depth - 1 - r, -beta, -beta + 1,
                              1 - cut_node)
             if heur[STOP]:
@@ -580,6 +617,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         # was lost to futility pruning).
         make_move(st, mb, row, m)
         child = row + 1
+        tt_prefetch(tt, heur, st[child, KEY])
         them = 1 - us
         gives_check = _in_check(st, child, them)
         st[child, CHECKED] = U1 if gives_check else U0

@@ -1,0 +1,63 @@
+"""Tests for the transposition table of uci_engine.kernels.search: layout, store/probe, prefetch.
+
+The search itself is tested through the protocol in tests/test_uci.py (mates, draws, bench)."""
+import numpy as np
+import pytest
+from numba import njit
+
+from uci_engine.kernels import search as S
+
+
+def _table(mib):
+    tt, mask = S.new_tt(mib)
+    heur = S.new_heur()
+    heur[S.TT_MASK] = mask
+    return tt, heur
+
+
+@pytest.mark.parametrize("mib", [1, 3, 16])
+def test_tt_layout(mib):
+    tt, mask = S.new_tt(mib)
+    buckets = mask + 1
+    assert buckets & mask == 0                          # a power of two
+    assert buckets * 64 <= mib << 20 < buckets * 128    # rounded down, not below half
+    assert tt.dtype == np.int64 and tt.shape == (buckets * 8,) and tt.flags.c_contiguous
+    assert tt.ctypes.data % 64 == 0                     # one bucket = one cache line
+    assert not tt.any()
+
+
+def test_tt_store_probe_same_bucket():
+    tt, heur = _table(1)
+    mask = int(heur[S.TT_MASK])
+    # five keys in one bucket of four: the shallowest entry gives way to the fifth
+    keys = [np.uint64((i << 40) | 12345) for i in range(1, 6)]
+    assert len({int(k) & mask for k in keys}) == 1
+    for depth, key in enumerate(keys[:4], start=3):
+        S.tt_store(tt, heur, key, 100 + depth, 10 * depth, 5, depth, S.BOUND_EXACT)
+    for depth, key in enumerate(keys[:4], start=3):
+        d = S.tt_probe(tt, heur, key)
+        assert d >= 0
+        assert S._tt_move(d) == 100 + depth and S._tt_score(d) == 10 * depth
+        assert S._tt_depth(d) == depth and S._tt_bound(d) == S.BOUND_EXACT
+    S.tt_store(tt, heur, keys[4], 7, -50, 0, 9, S.BOUND_LOWER)
+    assert S.tt_probe(tt, heur, keys[0]) == -1          # depth 3 was replaced
+    d = S.tt_probe(tt, heur, keys[4])
+    assert S._tt_move(d) == 7 and S._tt_score(d) == -50 and S._tt_bound(d) == S.BOUND_LOWER
+    assert S.tt_probe(tt, heur, np.uint64(999)) == -1
+
+
+@njit
+def _prefetch_all(tt, heur, keys):
+    for k in keys:
+        S.tt_prefetch(tt, heur, k)
+    return S.tt_probe(tt, heur, keys[0])
+
+
+def test_tt_prefetch_changes_nothing():
+    tt, heur = _table(1)
+    S.tt_store(tt, heur, np.uint64(42), 5, 1, 0, 4, S.BOUND_UPPER)
+    before = tt.copy()
+    keys = np.array([42, 0, 2**64 - 1, int(heur[S.TT_MASK])], dtype=np.uint64)
+    d = _prefetch_all(tt, heur, keys)                   # last bucket included
+    assert S._tt_move(d) == 5
+    assert np.array_equal(tt, before)
