@@ -1,0 +1,47 @@
+"""Tests for uci_engine.timeman.budget: fixed limits, and the clock it leaves when a game lives
+on the increment."""
+import pytest
+
+from uci_engine.timeman import Limits, budget
+
+
+def test_movetime_and_untimed():
+    assert budget(Limits(movetime=500), True, 10) == (490, 490)
+    assert budget(Limits(movetime=5), True, 10) == (1, 1)
+    assert budget(Limits(infinite=True, wtime=1000), True) == (None, None)
+    assert budget(Limits(depth=5), True) == (None, None)
+    assert budget(Limits(btime=1000), True) == (None, None)      # white to move, no wtime
+
+
+def test_side_to_move_clock_is_used():
+    lim = Limits(wtime=60_000, btime=1_000, winc=0, binc=0)
+    assert budget(lim, True)[0] > 10 * budget(lim, False)[0]
+
+
+@pytest.mark.parametrize("left,inc,mtg", [(60_000, 0, None), (1_000, 30, None), (100, 10, None),
+                                          (5_000, 100, 2), (5_000, 100, 1), (20, 0, None)])
+def test_limits_are_ordered_and_within_the_clock(left, inc, mtg):
+    soft, hard = budget(Limits(wtime=left, winc=inc, movestogo=mtg), True, 10)
+    assert 1 <= soft <= hard
+    assert hard <= max(1, 0.8 * left - 10)
+
+
+def _settled_clock(inc, overhead, lost, start=3_000, moves=300):
+    """Lowest clock over ``moves`` moves when every move runs to its hard limit and ``lost``
+    milliseconds more go to the position command, I/O and the GUI (about 4 ms measured with
+    ``uci-engine`` on a 200-ply game; Move Overhead ``overhead`` is the user's bound on it)."""
+    left, low = float(start), float(start)
+    for ply in range(moves):
+        _, hard = budget(Limits(wtime=int(left), winc=inc), True, overhead)
+        left = left - hard - lost
+        assert left > 0, f"flagged at move {ply}"
+        left += inc
+        low = min(low, left)
+    return low
+
+
+@pytest.mark.parametrize("inc", [10, 30, 100])
+def test_living_on_increment_keeps_three_increments(inc):
+    # At a 50% cap the clock settled near two increments (60 ms at +0.03), too thin for a
+    # stall on a loaded machine; the 30% cap keeps more than three.
+    assert _settled_clock(inc, 10, 5) >= 3 * inc
