@@ -123,7 +123,10 @@ def _prefetch(typingctx, arr, idx):
         i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # the name is mangled by the pointer type: "ptr" with opaque pointers (LLVM >= 15),
+        # "i8*" before (numba 0.60's llvmlite)
+        name = "llvm.prefetch.p0" if str(i8p.type) == "ptr" else "llvm.prefetch.p0i8"
+        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
         builder.call(fn, [i8p, i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
 
