@@ -93,7 +93,8 @@ def lookups_of(board):
             rook.append((sq, occ))
         if board.ep_square is not None:
             them = not us
-            cands = chess.BB_PAWN_ATTACKS[them][board.ep_square] & int(board.pieces(chess.PAWN, us))
+            cands = (chess.BB_PAWN_ATTACKS[them][board.ep_square]
+                     & int(board.pieces(chess.PAWN, us)))
             capsq = board.ep_square + (-8 if us == chess.WHITE else 8)
             for frm in chess.SquareSet(cands):
                 occ2 = occ ^ (1 << frm) ^ (1 << capsq) ^ (1 << board.ep_square)
@@ -104,7 +105,8 @@ def lookups_of(board):
                 kto = chess.square(6 if rsq > ksq else 2, chess.square_rank(ksq))
                 rto = chess.square(5 if rsq > ksq else 3, chess.square_rank(ksq))
                 path = (int(chess.SquareSet.between(ksq, kto)) | (1 << kto)
-                        | int(chess.SquareSet.between(rsq, rto)) | (1 << rto)) & ~((1 << ksq) | (1 << rsq))
+                        | int(chess.SquareSet.between(rsq, rto)) | (1 << rto))
+                path &= ~((1 << ksq) | (1 << rsq))
                 if path & occ:
                     continue
                 for s in list(chess.SquareSet.between(ksq, kto)) + [kto]:
