@@ -30,10 +30,8 @@ Each backend's lookup functions are imported from its own module (``sliders_magi
 ``scripts/bench_perft.py --worker``.
 """
 import argparse
-import json
 import os
 import random
-import subprocess
 import sys
 import time
 
@@ -41,9 +39,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-CASES = (("startpos", STARTPOS, 6), ("kiwipete", KIWIPETE, 5))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import bench_perft  # noqa: E402  (the perft cases and the per-backend perft worker)
+
+CASES = tuple((key, fen, depth) for key, fen, depth, _ in bench_perft.CASES)
 
 
 def positions_at(board, plies):
@@ -190,12 +189,11 @@ def time_lookups(rook, bishop, repeat):
 
 def perft_ns_per_leaf(repeat):
     """{backend: {case: ns per leaf}} by CPU time, from ``bench_perft.py --worker`` subprocesses."""
-    bench = os.path.join(ROOT, "scripts", "bench_perft.py")
     out = {}
     for name in ("magic", "rayscan"):
-        proc = subprocess.run([sys.executable, bench, "--worker", name, "--repeat", str(repeat)],
-                              capture_output=True, text=True, check=True)
-        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        data = bench_perft.run_worker(name, repeat)
+        if "error" in data:
+            raise SystemExit(f"perft worker {name}: {data['error']}")
         out[name] = {case: 1e9 / data[case]["cpu_nps"] for case, _, _ in CASES}
     return out
 
