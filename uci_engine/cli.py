@@ -23,6 +23,25 @@ def _build_parser():
     pf.add_argument("--depth", type=int, required=True)
     pf.add_argument("--fen", default=None)
     sub.add_parser("warmup", help="compile or load every kernel, then exit")
+    d = sub.add_parser("datagen", help="self-play training data: '<FEN> | <score> | <result>'")
+    d.add_argument("--out", required=True, help="output file (appended to; a rerun resumes)")
+    n = d.add_mutually_exclusive_group()
+    n.add_argument("--games", type=int, default=None, help="play games 0 .. N-1")
+    n.add_argument("--positions", type=int, default=None,
+                   help="play new games until N positions are written")
+    d.add_argument("--nodes", type=int, default=5000,
+                   help="soft node limit per move (hard cap 4x; default 5000)")
+    d.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    d.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    d.add_argument("--book", default=None,
+                   help="EPD/FEN openings, e.g. tests/data/openings/noob_2moves.epd "
+                        "(default: the start position)")
+    d.add_argument("--syzygy", default=None, help="Syzygy directory: a tablebase WDL ends a game")
+    d.add_argument("--keep-noisy", action="store_true",
+                   help="keep positions whose best move is a capture or promotion")
+    d.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="run the workers as Ray tasks ('local' starts a local cluster)")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
@@ -62,6 +81,9 @@ def main(argv=None):
             helper.wait()
         print(f"warmup done: sliders {text}, {time.perf_counter() - t:.1f} s")
         return 0
+    if args.command == "datagen":
+        from .datagen import main as datagen_main
+        return datagen_main(args, name)
     if args.command == "bench":
         from .bench import DEFAULT_DEPTH, run_bench
         eng = Engine(16)

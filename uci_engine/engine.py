@@ -78,6 +78,17 @@ class Engine:
         self.mb[:n] = mb[:n]
         self.root = row
 
+    def push(self, m):
+        """Play move ``m`` (int, legal in the current position) on top of the current position,
+        keeping the game history for repetition detection (self-play without re-parsing)."""
+        if self.root + 1 >= self.st.shape[0] - S.MAX_PLY - 8:
+            keep = 128                          # enough rows for any repetition window
+            self.st[:keep] = self.st[self.root - keep + 1:self.root + 1]
+            self.mb[:keep] = self.mb[self.root - keep + 1:self.root + 1]
+            self.root = keep - 1
+        P.make_move(self.st, self.mb, np.int64(self.root), np.int64(m))
+        self.root += 1
+
     def fen(self):
         return format_fen(self.st, self.mb, self.root)
 
@@ -201,6 +212,7 @@ class Engine:
         h[S.AGE] = (h[S.AGE] + 1) & 0x1F
         h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
         h[S.NODE_LIMIT] = limits.nodes if limits.nodes else 0
+        h[S.SOFT_NODES] = limits.soft_nodes if limits.soft_nodes else 0
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._arm_timer(self.hard_ms)
@@ -247,6 +259,7 @@ class Engine:
                 # millisecond, so finish it rather than answer with an unsearched move.
                 h[S.STOP] = 0
                 h[S.NODE_LIMIT] = 0
+                h[S.SOFT_NODES] = 0
                 h[S.ROOT_N] = len(allowed) if len(allowed) != len(legal) else 0
                 if h[S.ROOT_N]:
                     h[S.ROOT_MOVES:S.ROOT_MOVES + len(allowed)] = allowed
@@ -257,6 +270,7 @@ class Engine:
             self._disarm_timer()
         best = best_pvs[0][0]
         ponder = best_pvs[0][1] if len(best_pvs[0]) > 1 else self._ponder_from_tt(best)
+        self.last_move = best
         self.last_score = best_scores[0]
         self.last_nodes = int(h[S.NODES])
         return self.move_to_uci(best), (self.move_to_uci(ponder) if ponder else None)
@@ -328,6 +342,8 @@ class Engine:
         if limits.mate and score is not None and score >= S.MATE - 2 * limits.mate:
             return True
         if limits.depth and depth >= limits.depth:
+            return True
+        if limits.soft_nodes and self.heur[S.NODES] >= limits.soft_nodes:
             return True
         if self.soft_ms is not None:
             elapsed_ms = (self._clock() - self._tstart) * 1000

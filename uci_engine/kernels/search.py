@@ -53,6 +53,7 @@ ROOT_N = 7          # root move filter length (0 = all legal moves)
 BEST_MOVE = 8       # best root move of the current iteration (0 = none yet)
 BEST_SCORE = 9
 ROOT_DONE = 10      # root moves fully searched in the current iteration
+SOFT_NODES = 11     # stop after a root move once NODES reaches this (0 = none)
 ROOT_MOVES = 16                                 # int[256]: allowed root moves
 PV_LEN = ROOT_MOVES + 256                       # int[MAX_PLY]
 PV = PV_LEN + MAX_PLY                           # int[MAX_PLY * MAX_PLY] triangular PV table
@@ -702,6 +703,11 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         if quiet and quiets < 256:
             mv[sply, 2, quiets] = m
             quiets += 1
+        if root and heur[SOFT_NODES] and heur[NODES] >= heur[SOFT_NODES]:
+            # soft node limit (self-play data generation): end the search after a whole root
+            # move, keeping what the finished root moves proved
+            heur[STOP] = 1
+            return best
     if searched == 0:
         # every move was pruned (only possible with a filtered root): fail low
         return alpha

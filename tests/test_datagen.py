@@ -1,0 +1,235 @@
+"""Self-play data generation (uci_engine/datagen.py): the line format, results that match how
+each game ended, White's-view scores, determinism across workers and resumes, the Ray path and
+Ctrl-C. Node budgets are tiny so the module runs in about a minute."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import pytest
+
+from uci_engine import datagen as D
+from uci_engine.kernels.search import MATE_BOUND
+
+DATA = Path(__file__).parent / "data"
+BOOK = D.read_book(DATA / "openings" / "noob_2moves.epd")
+NODES = 400
+
+
+def _player(**kw):
+    kw.setdefault("nodes", NODES)
+    kw.setdefault("book", BOOK)
+    return D.GamePlayer(D.Settings(**kw))
+
+
+def _parse(line):
+    fen, score, result = (x.strip() for x in line.split("|"))
+    return fen, int(score), result
+
+
+def _replay(game):
+    """python-chess board after every move of a game record, and the list of (fen, next move)."""
+    board = chess.Board(game["fen"])
+    played = []
+    for uci in game["moves"]:
+        move = chess.Move.from_uci(uci)
+        assert move in board.legal_moves, (board.fen(), uci)
+        played.append((board.fen(), move, board.is_capture(move) or bool(move.promotion)))
+        board.push(move)
+    return board, played
+
+
+@pytest.fixture(scope="module")
+def games():
+    p = _player(seed=11)
+    out = []
+    for g in range(6):
+        lines, result = p.play(g)
+        out.append((lines, result, dict(p.game, scores=list(p.game["scores"]))))
+    return out
+
+
+def test_lines_parse_with_python_chess_and_carry_the_game_result(games):
+    total = 0
+    for lines, result, game in games:
+        for line in lines:
+            fen, score, res = _parse(line)
+            board = chess.Board(fen)
+            assert board.is_valid() and not board.is_check(), line
+            assert abs(score) < MATE_BOUND
+            assert res == {1.0: "1.0", 0.5: "0.5", 0.0: "0.0"}[result]
+            total += 1
+    assert total > 100
+
+
+def test_result_matches_how_the_game_ended(games):
+    for lines, result, game in games:
+        board, played = _replay(game)
+        reason, scores = game["reason"], game["scores"]
+        if reason == "checkmate":
+            assert board.is_checkmate()
+            assert result == (0.0 if board.turn == chess.WHITE else 1.0)
+        elif reason == "win adjudication":
+            tail = scores[-D.WIN_ADJ_PLIES:]
+            winner = 1 if result == 1.0 else -1
+            assert result in (0.0, 1.0)
+            assert all(s * winner >= D.WIN_ADJ_SCORE or abs(s) >= MATE_BOUND for s in tail)
+            assert all(s * winner > 0 for s in tail)
+        elif reason == "draw adjudication":
+            assert result == 0.5
+            assert all(abs(s) <= D.DRAW_ADJ_SCORE for s in scores[-D.DRAW_ADJ_PLIES:])
+            assert board.ply() >= D.DRAW_ADJ_PLY
+        else:
+            assert result == 0.5
+            assert {"stalemate": board.is_stalemate(),
+                    "fifty moves": board.halfmove_clock >= 100,
+                    "threefold repetition": board.is_repetition(3),
+                    "insufficient material": board.is_insufficient_material()}[reason]
+
+
+def test_kept_positions_are_searched_quiet_positions_past_the_opening(games):
+    for lines, _, game in games:
+        board, played = _replay(game)
+        after_opening = {fen: noisy for fen, _, noisy in played}
+        # the last searched position ends an adjudicated game: its best move is not played
+        after_opening.setdefault(board.fen(), False)
+        kept = [_parse(line)[0] for line in lines]
+        for fen in kept:
+            assert fen in after_opening, fen            # a real position of the game
+            assert not after_opening[fen], fen          # its best move (the move played) is quiet
+        # the book position and the random plies are never written
+        assert chess.Board(game["fen"]).fen() not in kept
+
+
+def test_keep_noisy_keeps_captures():
+    p = _player(seed=5, keep_noisy=True)
+    noisy = 0
+    for g in range(3):
+        lines, _ = p.play(g)
+        _, played = _replay(p.game)
+        best = {fen: n for fen, _, n in played}
+        noisy += sum(best[_parse(line)[0]] for line in lines)
+    assert noisy > 0
+
+
+@pytest.mark.parametrize("fen,sign,result", [
+    ("rnbqkbnr/pppppppp/8/8/8/8/8/4K3 w kq - 0 1", -1, "0.0"),    # Black has an army
+    ("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR b KQ - 0 1", 1, "1.0"),     # White has an army
+])
+def test_scores_are_from_whites_point_of_view(fen, sign, result):
+    p = _player(seed=2, book=[fen], opening_max_score=100000)
+    sides = set()
+    for g in range(2):
+        lines, _ = p.play(g)
+        assert lines
+        for line in lines:
+            f, score, res = _parse(line)
+            assert score * sign >= 500, line
+            assert res == result
+            sides.add(f.split()[1])
+    assert sides == {"w", "b"}                      # both sides to move are seen
+
+
+def test_rules_detect_game_ends_as_python_chess_does():
+    p = _player(seed=0)
+    cases = [
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", [], "stalemate", 0.5),
+        ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", [], "checkmate", 1.0),
+        ("8/8/8/4k3/8/8/3N4/4K3 w - - 0 1", [], "insufficient material", 0.5),
+        ("8/8/8/4k3/8/8/3R4/4K3 w - - 100 80", [], "fifty moves", 0.5),
+        ("8/8/8/4k3/8/8/3R4/4K3 w - - 0 1", ["d2d1", "e5e4", "d1d2", "e4e5", "d2d1", "e5e4",
+                                             "d1d2", "e4e5"], "threefold repetition", 0.5),
+    ]
+    for fen, moves, reason, result in cases:
+        p.engine.set_position(fen, moves)
+        board = chess.Board(fen)
+        for m in moves:
+            board.push_uci(m)
+        assert p._rules_result() == (result, reason), fen
+        assert board.is_game_over(claim_draw=True)
+    p.engine.set_position("8/8/8/4k3/8/8/3R4/4K3 w - - 0 1", ["d2d1", "e5e4", "d1d2", "e4e5"])
+    assert p._rules_result() is None                # twofold is not yet a draw
+
+
+def test_syzygy_wdl_ends_the_game_at_once():
+    fens = ["8/8/8/4k3/8/8/8/R3K3 w - - 0 1", "8/8/8/4k3/8/8/8/R3K3 b - - 0 1",
+            "8/8/8/4K3/8/8/8/r3k3 b - - 0 1"]
+    for fen, result in zip(fens, (1.0, 1.0, 0.0)):
+        p = _player(seed=1, book=[fen], random_plies=(0, 0), opening_max_score=100000,
+                    syzygy=str(DATA / "syzygy"))
+        lines, res = p.play(0)
+        assert (res, p.game["reason"], lines) == (result, "tablebase", [])
+
+
+def _run(out, **kw):
+    settings = D.Settings(nodes=kw.pop("nodes", NODES), seed=kw.pop("seed", 7), book=BOOK)
+    from uci_engine import backend
+    return D.run(str(out), settings, backend.selected(), progress=False, log=lambda s: None,
+                 **kw)
+
+
+def _lines(path):
+    return sorted(Path(path).read_text().splitlines())
+
+
+def test_same_seed_same_lines_for_any_worker_count_and_after_a_resume(tmp_path):
+    one, two, resumed = tmp_path / "one.txt", tmp_path / "two.txt", tmp_path / "res.txt"
+    s1 = _run(one, games=4, workers=1)
+    _run(two, games=4, workers=2)
+    _run(resumed, games=2, workers=1)
+    s3 = _run(resumed, games=4, workers=2)              # plays games 2 and 3 only
+    assert s1["games"] == 4 and s3["games"] == 2
+    assert _lines(one) == _lines(two) == _lines(resumed)
+    assert len(_lines(one)) == s1["positions"] > 0
+    other = tmp_path / "other.txt"
+    _run(other, games=2, workers=1, seed=8)
+    assert _lines(other) != _lines(one)[:len(_lines(other))]
+    with pytest.raises(ValueError):
+        _run(resumed, games=6, workers=1, seed=8)      # other settings, same file
+
+
+def test_ray_path_gives_the_local_lines(tmp_path):
+    ray = pytest.importorskip("ray")
+    local, remote = tmp_path / "local.txt", tmp_path / "ray.txt"
+    _run(local, games=3, workers=1)
+    env = {k: v for k, v in os.environ.items() if k.startswith(("NUMBA_", "UCI_ENGINE_"))}
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": env})
+    try:
+        _run(remote, games=3, workers=2, ray_address="local")
+    finally:
+        ray.shutdown()
+    assert _lines(local) == _lines(remote)
+
+
+def test_ctrl_c_ends_cleanly_with_every_finished_game_written(tmp_path):
+    out = tmp_path / "int.txt"
+    cmd = [sys.executable, "-m", "uci_engine", "datagen", "--out", str(out), "--games", "500",
+           "--nodes", "300", "--workers", "1", "--seed", "3", "--quiet",
+           "--book", str(DATA / "openings" / "noob_2moves.epd")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    side = Path(str(out) + ".json")
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline and done < 2:
+        time.sleep(0.2)
+        if side.exists():
+            try:
+                done = sum(b - a + 1 for a, b in json.loads(side.read_text())["done"])
+            except (ValueError, KeyError):
+                pass
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert "interrupted" in stdout
+    finished = [g for a, b in json.loads(side.read_text())["done"] for g in range(a, b + 1)]
+    assert 2 <= len(finished) < 500
+    settings = D.Settings(nodes=300, seed=3, book=BOOK)
+    from uci_engine import backend
+    expect = [line for _, lines, _ in D.play_chunk(backend.selected(), settings, finished)
+              for line in lines]
+    assert _lines(out) == sorted(expect)

@@ -1,0 +1,507 @@
+"""Self-play data generation: ``uci-engine datagen`` (plain-Python orchestration).
+
+Games are played in-process through the compiled search (:class:`uci_engine.engine.Engine`: no
+UCI round trip, no python-chess on the hot path), one engine, TT and history per worker, cleared
+for every game. Each searched position becomes one line of the text format that bullet and
+marlinflow read::
+
+    <FEN> | <score> | <result>
+
+``score`` is the search score in centipawns from White's point of view (int) and ``result`` the
+game result from White's point of view (``1.0``, ``0.5``, ``0.0``). Left out: the random opening
+plies, positions in check, positions whose score is a mate score, and positions whose best move
+is a capture or a promotion (``--keep-noisy`` keeps the last two kinds), as in the data
+generators of Stormphrax and bullet-trained engines (the "quiet position" filter of Texel's
+tuning method, chessprogramming wiki).
+
+Game ``g`` is played from its own seed, derived from ``--seed`` and ``g`` alone
+(:class:`numpy.random.SeedSequence`), and node-limited searches from a cleared TT are
+deterministic: the same ``--seed`` and ``--nodes`` give the same lines for every game, however
+many workers play them and in whatever order they finish. A sidecar ``<out>.json`` records the
+settings and which games are finished, so running the same command again appends the missing
+games only (resume after Ctrl-C); a different seed or node count is refused for the same file.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+#: plies of the game after which an equal position can be adjudicated a draw
+DRAW_ADJ_PLY = 80
+#: |score| (centipawns) at or below which a ply counts towards the draw adjudication
+DRAW_ADJ_SCORE = 10
+#: consecutive plies within DRAW_ADJ_SCORE that end the game as a draw
+DRAW_ADJ_PLIES = 10
+#: |score| (centipawns) at or above which a ply counts towards the win adjudication
+WIN_ADJ_SCORE = 2000
+#: consecutive plies at or beyond WIN_ADJ_SCORE (same side winning) that end the game
+WIN_ADJ_PLIES = 4
+#: random legal plies played after the book position (inclusive range)
+RANDOM_PLIES = (4, 8)
+#: an opening whose short search scores beyond this (centipawns) is dropped
+OPENING_MAX_SCORE = 400
+#: nodes of the short search that vets an opening
+OPENING_NODES = 1000
+#: openings tried for one game before giving up (RuntimeError)
+MAX_OPENING_TRIES = 1000
+#: hard node cap per move, as a multiple of the soft limit (--nodes)
+HARD_NODE_FACTOR = 4
+#: a game still running at this ply is ended as a draw (never reached in practice)
+MAX_GAME_PLIES = 800
+#: transposition table per worker (MiB); enough for 20,000-node searches
+DATAGEN_HASH_MIB = 16
+
+
+def game_seed(seed, game):
+    """The 64-bit seed (int) of game number ``game`` (int) of a run seeded with ``seed``."""
+    return int(np.random.SeedSequence([int(seed), int(game)]).generate_state(1, np.uint64)[0])
+
+
+def read_book(path):
+    """FENs (list of str) of an EPD or FEN file, one position per line; blank lines and lines
+    starting with ``#`` are skipped. Raises ``OSError`` or ``ValueError`` (empty file)."""
+    fens = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
+                fens.append(" ".join(fields[:6]))
+            else:
+                fens.append(" ".join(fields[:4]) + " 0 1")
+    if not fens:
+        raise ValueError(f"no positions in {path}")
+    return fens
+
+
+class Settings:
+    """What a run plays: soft node limit per move (``nodes``), master ``seed``, book FENs
+    (``book``; empty = the start position), ``syzygy`` directory or None, ``keep_noisy``, and
+    the largest |score| (centipawns) of an accepted opening (``opening_max_score``) and the
+    inclusive range of random plies after the book position (``random_plies``)."""
+
+    def __init__(self, nodes=5000, seed=0, book=(), syzygy=None, keep_noisy=False,
+                 opening_max_score=OPENING_MAX_SCORE, random_plies=RANDOM_PLIES):
+        self.opening_max_score = int(opening_max_score)
+        self.random_plies = tuple(int(x) for x in random_plies)
+        self.nodes = int(nodes)
+        self.seed = int(seed)
+        self.book = list(book)
+        self.syzygy = syzygy
+        self.keep_noisy = bool(keep_noisy)
+
+
+class GamePlayer:
+    """Plays self-play games in one process. Import after backend selection."""
+
+    def __init__(self, settings):
+        from .engine import Engine
+        from .fen import STARTPOS
+        from .kernels import position as P
+        from .kernels import search as S
+        from .kernels.bitboard import NO_PIECE
+        self.P, self.S, self.NO_PIECE = P, S, NO_PIECE
+        self.startpos = STARTPOS
+        self.s = settings
+        self.engine = Engine(DATAGEN_HASH_MIB)
+        self.tb = None
+        if settings.syzygy:
+            import chess.syzygy
+            self.tb = chess.syzygy.open_tablebase(settings.syzygy)
+            # python-chess keeps the loaded WDL tables by name, e.g. "KQvK": 3 pieces
+            self.tb_pieces = max((len(name) - 1 for name in self.tb.wdl), default=0)
+            if not self.tb_pieces:
+                raise ValueError(f"no Syzygy tables in {settings.syzygy}")
+
+    # --- one game --------------------------------------------------------------------------
+    def _search(self, nodes):
+        from .timeman import Limits
+        eng = self.engine
+        eng.search(Limits(nodes=HARD_NODE_FACTOR * nodes, soft_nodes=nodes))
+        return eng.last_move, eng.last_score
+
+    def _opening(self, rng):
+        """Set up a vetted opening on the engine; returns the number of plies played from the
+        book position (the random plies) or None if this attempt failed."""
+        eng = self.engine
+        fen = self.s.book[rng.integers(len(self.s.book))] if self.s.book else self.startpos
+        eng.set_position(fen, [])
+        self.game = {"fen": fen, "moves": []}
+        lo, hi = self.s.random_plies
+        for _ in range(int(rng.integers(lo, hi + 1))):
+            moves = eng.legal_moves()
+            if not moves:
+                return None
+            self._push(moves[int(rng.integers(len(moves)))])
+        if not eng.legal_moves():
+            return None
+        eng.clear()
+        _, score = self._search(OPENING_NODES)
+        if score is None or abs(score) > self.s.opening_max_score:
+            return None
+        return True
+
+    def _push(self, m):
+        self.game["moves"].append(self.engine.move_to_uci(m))
+        self.engine.push(m)
+
+    def _rules_result(self):
+        """``(result, reason)`` if the game is over by the rules at the current position, else
+        None; result from White's view (1.0, 0.5, 0.0)."""
+        eng, P = self.engine, self.P
+        st, row = eng.st, eng.root
+        stm = int(st[row, P.STM])
+        if not eng.legal_moves():
+            if eng.checkers():
+                return (0.0 if stm == 0 else 1.0), "checkmate"   # side to move is mated
+            return 0.5, "stalemate"
+        half = int(st[row, P.HALFMOVE])
+        if half >= 100:
+            return 0.5, "fifty moves"
+        key = st[row, P.KEY]
+        reps = 0
+        i = row - 2
+        while i >= max(0, row - half):
+            if st[i, P.KEY] == key:
+                reps += 1
+                if reps >= 2:
+                    return 0.5, "threefold repetition"
+            i -= 2
+        if self.S.is_draw(st, np.int64(row), np.int64(row)):
+            # neither fifty moves nor threefold (tested above): insufficient material
+            return 0.5, "insufficient material"
+        return None
+
+    def _tb_result(self):
+        """``(result, "tablebase")`` (White's view) for the current position, or None when it
+        has too many pieces or castling rights, or no table covers it."""
+        eng, P = self.engine, self.P
+        row = eng.root
+        if int(eng.st[row, P.OCC_ALL]).bit_count() > self.tb_pieces or int(eng.st[row, P.CASTLE]):
+            return None
+        import chess
+        try:
+            wdl = self.tb.probe_wdl(chess.Board(eng.fen()))
+        except (KeyError, ValueError, IndexError):
+            return None
+        stm = int(eng.st[row, P.STM])
+        if wdl == 2:
+            return (1.0 if stm == 0 else 0.0), "tablebase"
+        if wdl == -2:
+            return (0.0 if stm == 0 else 1.0), "tablebase"
+        return 0.5, "tablebase"              # draw, or cursed / blessed by the 50-move rule
+
+    def _noisy(self, m):
+        P = self.P
+        flag = (m >> 12) & 7
+        if flag == P.FLAG_EP or flag >= P.FLAG_PROMO:
+            return True
+        return flag != P.FLAG_CASTLE and int(self.engine.mb[self.engine.root, (m >> 6) & 63]) \
+            != self.NO_PIECE
+
+    def play(self, game):
+        """Play game number ``game`` (int); returns its output lines (list of str, no newline)
+        and the result (float, White's view). ``self.game`` then holds the book FEN, every
+        move played from it (UCI, random plies included), the result and the reason."""
+        rng = np.random.default_rng(game_seed(self.s.seed, game))
+        for _ in range(MAX_OPENING_TRIES):
+            if self._opening(rng) is not None:
+                break
+        else:
+            raise RuntimeError(f"no playable opening in {MAX_OPENING_TRIES} tries: every "
+                               f"one was over or scored beyond {self.s.opening_max_score} cp")
+        eng, P, S = self.engine, self.P, self.S
+        eng.clear()
+        kept = []                                          # (fen, white-view score)
+        scores = self.game["scores"] = []                  # every searched ply, White's view
+        win_run = draw_run = 0
+        win_sign = 0
+        result = None
+        reason = "ply limit"
+        for _ in range(MAX_GAME_PLIES):
+            over = self._rules_result()
+            if over is None and self.tb is not None:
+                over = self._tb_result()
+            if over is not None:
+                result, reason = over
+                break
+            row = eng.root
+            stm = int(eng.st[row, P.STM])
+            move, score = self._search(self.s.nodes)
+            white = score if stm == 0 else -score
+            scores.append(white)
+            mate = abs(score) >= S.MATE_BOUND
+            in_check = eng.checkers() != 0
+            if not in_check and not mate and (self.s.keep_noisy or not self._noisy(move)):
+                kept.append((eng.fen(), white))
+            # adjudication (chessprogramming wiki "Adjudication"; cutechess's resign/draw rules)
+            sign = 1 if white > 0 else -1
+            if mate or abs(white) >= WIN_ADJ_SCORE:
+                win_run = win_run + 1 if sign == win_sign else 1
+                win_sign = sign
+            else:
+                win_run = 0
+            draw_run = draw_run + 1 if abs(white) <= DRAW_ADJ_SCORE else 0
+            ply = 2 * (int(eng.st[row, P.FULLMOVE]) - 1) + stm
+            if win_run >= WIN_ADJ_PLIES:
+                result, reason = (1.0 if win_sign > 0 else 0.0), "win adjudication"
+                break
+            if ply >= DRAW_ADJ_PLY and draw_run >= DRAW_ADJ_PLIES:
+                result, reason = 0.5, "draw adjudication"
+                break
+            self._push(move)
+        if result is None:
+            result = 0.5
+        self.game.update(result=result, reason=reason)
+        res = {1.0: "1.0", 0.5: "0.5", 0.0: "0.0"}[result]
+        return [f"{fen} | {score} | {res}" for fen, score in kept], result
+
+
+# --- workers -----------------------------------------------------------------------------------
+def _select_backend(backend):
+    from . import backend as B
+    B.select(backend)
+
+
+def _worker(backend, settings, tasks, results):
+    """Process body: play the game numbers read from ``tasks`` (None ends) and put
+    ``(game, lines, result)`` on ``results``. Ctrl-C is left to the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _select_backend(backend)
+    player = GamePlayer(settings)
+    while True:
+        g = tasks.get()
+        if g is None:
+            break
+        lines, result = player.play(g)
+        results.put((g, lines, result))
+
+
+def play_chunk(backend, settings, games):
+    """Play the games numbered ``games`` (list of int) in this process; returns a list of
+    ``(game, lines, result)``. The body of a Ray task; also usable directly."""
+    _select_backend(backend)
+    player = GamePlayer(settings)
+    return [(g, *player.play(g)) for g in games]
+
+
+# --- the run -----------------------------------------------------------------------------------
+def _ranges(games):
+    """Sorted game numbers (set of int) as inclusive ``[first, last]`` runs."""
+    out = []
+    for g in sorted(games):
+        if out and out[-1][1] == g - 1:
+            out[-1][1] = g
+        else:
+            out.append([g, g])
+    return out
+
+
+class Progress:
+    """The sidecar ``<out>.json``: settings and finished game numbers, so a run resumes."""
+
+    def __init__(self, out, settings):
+        self.path = out + ".json"
+        self.done = set()
+        key = {"seed": settings.seed, "nodes": settings.nodes, "keep_noisy": settings.keep_noisy,
+               "book": len(settings.book), "syzygy": bool(settings.syzygy)}
+        self.key = key
+        if os.path.exists(self.path):
+            with open(self.path, encoding="utf-8") as f:
+                old = json.load(f)
+            if old.get("settings") != key:
+                raise ValueError(f"{out} was made with other settings {old.get('settings')}; "
+                                 f"use another --out or the same settings")
+            self.done = {g for a, b in old.get("done", []) for g in range(a, b + 1)}
+        self.positions = 0
+
+    def save(self, extra=None):
+        data = {"settings": self.key, "done": _ranges(self.done)}
+        data.update(extra or {})
+        tmp = self.path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, self.path)
+
+
+def run(out, settings, backend, games=None, positions=None, workers=1, ray_address=None,
+        progress=True, log=print):
+    """Play games and append their lines to ``out``; returns a summary dict (games, positions,
+    seconds, games_per_s, positions_per_s, results).
+
+    ``games``: play game numbers 0 .. games-1 (skipping those already in the sidecar).
+    ``positions``: instead, keep numbering new games until this many positions are written in
+    this run. ``workers`` local processes, or Ray tasks on the cluster at ``ray_address``
+    ("local" starts one on this machine)."""
+    prog = Progress(out, settings)
+    want_games = games
+    t0 = time.perf_counter()
+    written = 0
+    n_games = 0
+    results = {1.0: 0, 0.5: 0, 0.0: 0}
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=want_games if want_games else positions, unit="game" if want_games
+                   else "pos", dynamic_ncols=True, file=sys.stderr)
+
+    def next_games():
+        g = 0
+        while True:
+            if want_games is not None and g >= want_games:
+                return
+            if g not in prog.done:
+                yield g
+            g += 1
+
+    def enough():
+        return positions is not None and written >= positions
+
+    def record(f, g, lines, result):
+        nonlocal written, n_games
+        if lines:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
+        prog.done.add(g)
+        written += len(lines)
+        n_games += 1
+        results[result] += 1
+        prog.save()
+        if bar is not None:
+            el = max(time.perf_counter() - t0, 1e-9)
+            bar.update(1 if want_games else len(lines))
+            bar.set_postfix_str(f"{n_games / el:.2f} games/s, {written / el:.0f} pos/s")
+
+    source = next_games()
+    interrupted = False
+    with open(out, "a", encoding="utf-8") as f:
+        try:
+            if ray_address:
+                _run_ray(ray_address, backend, settings, source, enough, record, f, workers)
+            else:
+                _run_local(backend, settings, source, enough, record, f, workers)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            prog.save()
+            if bar is not None:
+                bar.close()
+    el = max(time.perf_counter() - t0, 1e-9)
+    summary = {"games": n_games, "positions": written, "seconds": round(el, 1),
+               "games_per_s": round(n_games / el, 3), "positions_per_s": round(written / el, 1),
+               "white_wins": results[1.0], "draws": results[0.5], "black_wins": results[0.0],
+               "interrupted": interrupted}
+    log(f"datagen: {n_games} games, {written} positions in {el:.1f} s: "
+        f"{n_games / el:.2f} games/s, {written / el:.0f} positions/s "
+        f"(+{results[1.0]} ={results[0.5]} -{results[0.0]}, White's view; "
+        f"nodes {settings.nodes}, workers {workers}{', interrupted' if interrupted else ''})")
+    return summary
+
+
+def _run_local(backend, settings, source, enough, record, f, workers):
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    tasks, results = ctx.Queue(), ctx.Queue()
+    procs = [ctx.Process(target=_worker, args=(backend, settings, tasks, results), daemon=True)
+             for _ in range(workers)]
+    for p in procs:
+        p.start()
+    in_flight = 0
+    try:
+        for _ in range(2 * workers):                  # keep every worker busy
+            g = next(source, None)
+            if g is None:
+                break
+            tasks.put(g)
+            in_flight += 1
+        while in_flight:
+            try:
+                g, lines, result = results.get(timeout=1.0)
+            except Exception:                         # queue.Empty: check the workers live
+                if not any(p.is_alive() for p in procs):
+                    raise RuntimeError("every datagen worker died")
+                continue
+            in_flight -= 1
+            record(f, g, lines, result)
+            if not enough():
+                nxt = next(source, None)
+                if nxt is not None:
+                    tasks.put(nxt)
+                    in_flight += 1
+    except KeyboardInterrupt:
+        # games that finished while we were interrupted are written too
+        while True:
+            try:
+                g, lines, result = results.get(timeout=0.2)
+            except Exception:
+                break
+            record(f, g, lines, result)
+        raise
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+
+
+#: games per Ray task: large enough to amortise the task's start (backend + kernel load)
+RAY_CHUNK = 8
+
+
+def _run_ray(address, backend, settings, source, enough, record, f, workers):
+    import ray
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(("NUMBA_", "UCI_ENGINE_", "XDG_CACHE_HOME"))}
+    started = False
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(num_cpus=workers, runtime_env={"env_vars": env}, include_dashboard=False,
+                     log_to_driver=False)
+        else:
+            ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False)
+        started = True
+    task = ray.remote(num_cpus=1)(play_chunk)
+    try:
+        pending = []
+
+        def submit():
+            chunk = [g for _, g in zip(range(RAY_CHUNK), source)]
+            if chunk:
+                pending.append(task.remote(backend, settings, chunk))
+            return bool(chunk)
+
+        for _ in range(2 * max(1, workers)):
+            if not submit():
+                break
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for g, lines, result in ray.get(ready[0]):
+                record(f, g, lines, result)
+            if not enough():
+                submit()
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def main(args, backend):
+    """``uci-engine datagen`` with parsed ``args``; returns the exit status."""
+    book = read_book(args.book) if args.book else []
+    settings = Settings(nodes=args.nodes, seed=args.seed, book=book, syzygy=args.syzygy,
+                        keep_noisy=args.keep_noisy)
+    if args.games is None and args.positions is None:
+        print("error: give --games N or --positions N", file=sys.stderr)
+        return 2
+    workers = args.workers or os.cpu_count() or 1
+    try:
+        run(args.out, settings, backend, games=args.games, positions=args.positions,
+            workers=workers, ray_address=args.ray, progress=not args.quiet)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
