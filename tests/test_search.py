@@ -61,3 +61,19 @@ def test_tt_prefetch_changes_nothing():
     d = _prefetch_all(tt, heur, keys)                   # last bucket included
     assert S._tt_move(d) == 5
     assert np.array_equal(tt, before)
+
+
+def test_tt_torn_entry_matches_no_key():
+    """Lockless hashing: a slot whose key word comes from one write and whose data word from
+    another (two Lazy SMP threads storing at once) is a miss for both keys."""
+    tt, heur = _table(1)
+    a, b = np.uint64(1 << 40 | 77), np.uint64(2 << 40 | 77)
+    S.tt_store(tt, heur, a, 11, 100, 0, 5, S.BOUND_EXACT)
+    i = int(np.flatnonzero(tt)[0])
+    key_word_a = tt[i]
+    S.tt_store(tt, heur, a, 22, -300, 0, 9, S.BOUND_LOWER)   # same slot, new data
+    data_b = tt[i + 1]
+    tt[i] = key_word_a                                        # torn: old key word, new data
+    assert tt[i + 1] == data_b
+    assert S.tt_probe(tt, heur, a) == -1
+    assert S.tt_probe(tt, heur, b) == -1

@@ -3,10 +3,13 @@
 All mutable search state lives in numpy arrays the engine facade owns (no jitclass: cacheable):
 
 * ``st``/``mb``: position rows (see position.py); the game history sits below ``root_row``.
-* ``tt``: int64[2 * entries]: pairs (key, data), four-entry buckets. data packs move (bits 0-15),
-  score + 32768 (16-31), static eval + 32768 (32-47), depth + 1 (48-54), bound (55-56),
-  age (57-61). Mate scores are stored relative to the node (chessprogramming wiki
-  "Transposition Table", "Mate Scores").
+* ``tt``: int64[2 * entries]: pairs (key XOR data, data), four-entry buckets. data packs move
+  (bits 0-15), score + 32768 (16-31), static eval + 32768 (32-47), depth + 1 (48-54), bound
+  (55-56), age (57-61). Mate scores are stored relative to the node (chessprogramming wiki
+  "Transposition Table", "Mate Scores"). Storing the key XOR the data makes the table safe for
+  Lazy SMP threads writing without locks: an entry torn by two concurrent writes no longer
+  matches its key, so a probe never returns another position's data (Hyatt and Mann's
+  lockless hashing, chessprogramming wiki "Shared Hash Table").
 * ``heur``: int64[HEUR_LEN] control block and heuristics; offsets below. The UCI thread writes
   ``heur[STOP] = 1`` to stop a search; kernels are ``nogil`` so it is read while they run.
 * ``mv``: int32[MAX_PLY, 3, 256] per-ply move, score and tried-quiet buffers.
@@ -143,12 +146,14 @@ def tt_prefetch(tt, heur, key):
 
 @njit(cache=True)
 def tt_probe(tt, heur, key):
-    """The data word (int64) stored for ``key`` (uint64), or -1 when absent."""
+    """The data word (int64) stored for ``key`` (uint64), or -1 when absent (lockless: the
+    slot holds key XOR data)."""
     k = np.int64(key)
     base = _tt_index(heur, key)
     for e in range(4):
-        if tt[base + 2 * e] == k and tt[base + 2 * e + 1] != 0:
-            return tt[base + 2 * e + 1]
+        d = tt[base + 2 * e + 1]
+        if d != 0 and (tt[base + 2 * e] ^ d) == k:
+            return d
     return np.int64(-1)
 
 
@@ -162,12 +167,13 @@ def tt_store(tt, heur, key, move, score, ev, depth, bound):
     worst = np.int64(1 << 40)
     for e in range(4):
         i = base + 2 * e
-        if tt[i] == k or tt[i + 1] == 0:
-            slot = i
-            if tt[i] == k and move == 0:
-                move = tt[i + 1] & 0xFFFF
-            break
         d = tt[i + 1]
+        same = d != 0 and (tt[i] ^ d) == k
+        if same or d == 0:
+            slot = i
+            if same and move == 0:
+                move = d & 0xFFFF
+            break
         edepth = (d >> 48) & 0x7F
         eage = (d >> 57) & 0x1F
         value = edepth - 8 * ((age - eage) & 0x1F)
@@ -178,9 +184,10 @@ def tt_store(tt, heur, key, move, score, ev, depth, bound):
         depth = -1
     if depth > 125:
         depth = 125
-    tt[slot] = k
-    tt[slot + 1] = ((move & 0xFFFF) | ((score + 32768) << 16) | ((ev + 32768) << 32)
-                    | ((depth + 1) << 48) | (bound << 55) | (age << 57))
+    data = ((move & 0xFFFF) | ((score + 32768) << 16) | ((ev + 32768) << 32)
+            | ((depth + 1) << 48) | (bound << 55) | (age << 57))
+    tt[slot] = k ^ data
+    tt[slot + 1] = data
 
 
 @njit(cache=True)
