@@ -19,12 +19,33 @@ from .kernels.perft import perft
 from .timeman import budget
 
 HISTORY_ROWS = 1024           # game plies kept below the search rows
+MAX_THREADS = 256             # the Threads option's upper bound (Stockfish allows 1024)
+#: helper k starts iterative deepening at depth 1 + k % HELPER_DEPTH_STAGGER, so helpers do not
+#: all search the same depth as the main thread (a light form of Stockfish's old skip blocks)
+HELPER_DEPTH_STAGGER = 2
+#: vote weight offset of Stockfish's get_best_thread: (score - min score + 14) * depth
+VOTE_SCORE_OFFSET = 14
 
 
 def _legal(st, row):
     """The legal moves (list of int) of row ``row`` of ``st``."""
     buf = np.empty(256, dtype=np.int32)
     return [int(m) for m in buf[:generate_legal(st, row, buf)]]
+
+
+class SearchThread:
+    """The private search state of one Lazy SMP thread: position rows (``st``, ``mb``, a copy of
+    the game history), the heuristics/control block ``heur``, move buffers ``mv``, and the last
+    completed iteration ``(depth, score, pv)``. All threads share the engine's TT."""
+
+    def __init__(self, rows, tt_mask):
+        self.st, self.mb = P.new_stack(rows)
+        self.heur = S.new_heur()
+        self.heur[S.TT_MASK] = tt_mask
+        self.mv = S.new_move_buffers()
+        self.root = 0
+        self.completed = None
+        self.thread = None
 
 
 class Engine:
@@ -39,20 +60,41 @@ class Engine:
         self.chess960 = False
         self.heur = S.new_heur()
         self.mv = S.new_move_buffers()
+        self.helpers = []
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
+
+    @property
+    def threads(self):
+        """Search threads (int): the main thread plus the Lazy SMP helpers."""
+        return 1 + len(self.helpers)
+
+    def set_threads(self, n):
+        """Use ``n`` (1 .. MAX_THREADS) search threads (Lazy SMP, chessprogramming wiki "Lazy
+        SMP"): helpers search the same root in Python threads running the ``nogil`` kernels,
+        each with its own stacks and heuristics, all sharing the TT. Raises ValueError."""
+        n = int(n)
+        if not 1 <= n <= MAX_THREADS:
+            raise ValueError(f"threads must be 1..{MAX_THREADS}, not {n}")
+        mask = int(self.heur[S.TT_MASK])
+        self.helpers = self.helpers[:n - 1]
+        while len(self.helpers) < n - 1:
+            self.helpers.append(SearchThread(self.st.shape[0], mask))
 
     # --- options ---------------------------------------------------------------------------
     def set_hash(self, mib):
         """Resize (and clear) the TT to ``mib`` MiB."""
         self.tt, mask = S.new_tt(mib)
         self.heur[S.TT_MASK] = mask
+        for w in self.helpers:
+            w.heur[S.TT_MASK] = mask
 
     def clear(self):
         """Forget TT contents and move-ordering history (``ucinewgame``, ``Clear Hash``)."""
         self.tt[:] = 0
-        self.heur[:] = 0
-        self.heur[S.TT_MASK] = self.tt.shape[0] // 8 - 1
+        for h in [self.heur] + [w.heur for w in self.helpers]:
+            h[:] = 0
+            h[S.TT_MASK] = self.tt.shape[0] // 8 - 1
 
     # --- position --------------------------------------------------------------------------
     def set_position(self, fen, moves):
@@ -168,9 +210,10 @@ class Engine:
     def hashfull(self):
         return int(S.hashfull(self.tt, self.heur))
 
-    def _pv(self):
-        n = int(self.heur[S.PV_LEN])
-        return [int(m) for m in self.heur[S.PV:S.PV + n]]
+    def _pv(self, h=None):
+        h = self.heur if h is None else h
+        n = int(h[S.PV_LEN])
+        return [int(m) for m in h[S.PV:S.PV + n]]
 
     def _ponder_from_tt(self, best):
         """A ponder move for ``best`` from the TT when the PV has only one move."""
@@ -215,11 +258,13 @@ class Engine:
         h[S.SOFT_NODES] = limits.soft_nodes if limits.soft_nodes else 0
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
-        self._arm_timer(self.hard_ms)
         max_depth = min(limits.depth or (S.MAX_PLY - 8), S.MAX_PLY - 8)
+        self._arm_timer(self.hard_ms)
+        self._start_helpers(allowed if len(allowed) != len(legal) else [], max_depth)
         multipv = max(1, min(multipv, len(allowed)))
         best_pvs = [[m] for m in allowed[:multipv]]
         best_scores = [None] * multipv
+        done_depth = 0
         try:
             for depth in range(1, max_depth + 1):
                 found = []
@@ -248,6 +293,7 @@ class Engine:
                         best_scores[k] = done_scores[k]
                 if h[S.STOP]:
                     break
+                done_depth = depth
                 if on_info:
                     for k in range(multipv):
                         on_info(self._info(depth, k + 1, best_scores[k], best_pvs[k], None,
@@ -266,19 +312,96 @@ class Engine:
                 score, pv, _ = self._aspiration(1, None, t0, clock, 1, None)
                 if pv:
                     best_pvs[0], best_scores[0] = pv, score
+                    done_depth = 1
         finally:
             self._disarm_timer()
+            self._stop_helpers()
+        if multipv == 1 and not limits.depth and self.helpers and best_scores[0] is not None:
+            best_scores[0], best_pvs[0] = self._vote(done_depth, best_scores[0], best_pvs[0])
         best = best_pvs[0][0]
         ponder = best_pvs[0][1] if len(best_pvs[0]) > 1 else self._ponder_from_tt(best)
         self.last_move = best
         self.last_score = best_scores[0]
-        self.last_nodes = int(h[S.NODES])
+        self.last_nodes = self._nodes()
         return self.move_to_uci(best), (self.move_to_uci(ponder) if ponder else None)
 
-    def _aspiration(self, depth, prev_score, t0, clock, multipv, on_info):
+    # --- Lazy SMP ---------------------------------------------------------------------------
+    def _nodes(self):
+        """Nodes (int) searched by all threads in the current search."""
+        return int(self.heur[S.NODES]) + sum(int(w.heur[S.NODES]) for w in self.helpers)
+
+    def _start_helpers(self, root_moves, max_depth):
+        """Start every helper on the current root (``root_moves``: the allowed root moves, or
+        empty for all legal moves)."""
+        n = self.root + 1
+        for k, w in enumerate(self.helpers, start=1):
+            w.st[:n] = self.st[:n]
+            w.mb[:n] = self.mb[:n]
+            w.root = self.root
+            w.completed = None
+            h = w.heur
+            h[S.STOP] = 0
+            h[S.NODES] = 0
+            h[S.SELDEPTH] = 0
+            h[S.BEST_MOVE] = 0
+            h[S.NODE_LIMIT] = 0
+            h[S.SOFT_NODES] = 0
+            h[S.AGE] = self.heur[S.AGE]
+            h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
+            h[S.ROOT_N] = len(root_moves)
+            h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
+            w.thread = threading.Thread(target=self._helper_loop, args=(w, k, max_depth),
+                                        daemon=True, name=f"lazy-smp-{k}")
+            w.thread.start()
+
+    def _helper_loop(self, w, k, max_depth):
+        """A helper's iterative deepening: aspiration searches of the whole root, from a
+        staggered first depth, until the main thread stops it."""
+        prev = None
+        depth = 1 + k % HELPER_DEPTH_STAGGER
+        while depth <= max_depth and not w.heur[S.STOP]:
+            w.heur[S.BEST_MOVE] = w.completed[2][0] if w.completed else 0
+            score, pv, complete = self._aspiration(depth, prev, 0.0, None, 1, None, w)
+            if not complete:
+                break
+            w.completed = (depth, score, pv)
+            prev = score
+            depth += 1
+
+    def _stop_helpers(self):
+        for w in self.helpers:
+            w.heur[S.STOP] = 1
+        for w in self.helpers:
+            if w.thread is not None:
+                w.thread.join()
+                w.thread = None
+
+    def _vote(self, depth, score, pv):
+        """The best ``(score, pv)`` among the threads' last completed iterations, by Stockfish's
+        vote (``Search::Worker::get_best_thread``): each thread votes for its move with weight
+        (score - lowest score + VOTE_SCORE_OFFSET) x depth; a proven mate wins outright."""
+        results = [(depth, score, pv)] + [w.completed for w in self.helpers if w.completed]
+        low = min(r[1] for r in results)
+        votes = {}
+        for d, sc, p in results:
+            votes[p[0]] = votes.get(p[0], 0) + (sc - low + VOTE_SCORE_OFFSET) * d
+        best = results[0]
+        for r in results[1:]:
+            if abs(best[1]) >= S.MATE_BOUND:
+                if r[1] > best[1]:
+                    best = r                            # a shorter mate, or no longer mated
+            elif r[1] >= S.MATE_BOUND:
+                best = r                                # a mate the main thread has not seen
+            elif votes[r[2][0]] > votes[best[2][0]] or (
+                    votes[r[2][0]] == votes[best[2][0]] and r[0] > best[0]):
+                best = r
+        return best[1], best[2]
+
+    def _aspiration(self, depth, prev_score, t0, clock, multipv, on_info, w=None):
         """Search one depth, widening the window on fail-high/low. Returns (score, pv,
-        complete)."""
-        h = self.heur
+        complete). ``w`` is a helper's :class:`SearchThread` (default: the main thread)."""
+        st, mb, h, mv, root = (self.st, self.mb, self.heur, self.mv, self.root) if w is None \
+            else (w.st, w.mb, w.heur, w.mv, w.root)
         if depth >= 4 and prev_score is not None and abs(prev_score) < S.MATE_BOUND:
             delta = 20
             alpha, beta = max(prev_score - delta, -S.INF), min(prev_score + delta, S.INF)
@@ -286,11 +409,11 @@ class Engine:
             delta = S.INF
             alpha, beta = -S.INF, S.INF
         while True:
-            h[S.ROOT_ROW] = self.root
+            h[S.ROOT_ROW] = root
             h[S.ROOT_DONE] = 0
-            score = int(S.negamax(self.st, self.mb, self.tt, h, self.mv, np.int64(self.root),
-                                  np.int64(depth), np.int64(alpha), np.int64(beta), S.ZERO))
-            pv = self._pv()
+            score = int(S.negamax(st, mb, self.tt, h, mv, np.int64(root), np.int64(depth),
+                                  np.int64(alpha), np.int64(beta), S.ZERO))
+            pv = self._pv(h)
             if h[S.STOP]:
                 # keep what a finished root move proved, else the caller keeps the last PV
                 if pv and h[S.ROOT_DONE] > 0:
@@ -312,7 +435,7 @@ class Engine:
 
     def _info(self, depth, multipv, score, pv, bound, t0, clock):
         elapsed = max(clock() - t0, 1e-6)
-        nodes = int(self.heur[S.NODES])
+        nodes = self._nodes()
         mate = None
         if score is not None and abs(score) >= S.MATE_BOUND:
             plies = S.MATE - abs(score)
@@ -358,6 +481,8 @@ class Engine:
     def request_stop(self):
         """Ask a running search to stop as soon as possible (thread-safe)."""
         self.heur[S.STOP] = 1
+        for w in self.helpers:
+            w.heur[S.STOP] = 1
 
     def _arm_timer(self, hard_ms):
         self._timer = None
