@@ -4,6 +4,8 @@ Import only after :func:`uci_engine.backend.select`. The UCI layer (``uci.py``) 
 formats; this class turns a ``position`` into state rows, runs iterative deepening over the
 ``search_root`` kernel and reports iterations through a callback.
 """
+import dataclasses
+import random
 import threading
 import time
 
@@ -17,6 +19,7 @@ from .kernels.movegen import generate_legal
 from .kernels.evaluate import evaluate
 from .kernels.perft import perft
 from .timeman import budget
+from . import strength
 
 HISTORY_ROWS = 1024           # game plies kept below the search rows
 MAX_THREADS = 256             # the Threads option's upper bound (Stockfish allows 1024)
@@ -61,6 +64,9 @@ class Engine:
         self.heur = S.new_heur()
         self.mv = S.new_move_buffers()
         self.helpers = []
+        self.limit_strength = False           # UCI_LimitStrength
+        self.uci_elo = strength.ELO_DEFAULT   # UCI_Elo
+        self.skill_rng = random.Random()
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
 
@@ -247,6 +253,10 @@ class Engine:
             allowed = legal
         if not allowed:
             return "0000", None
+        if self.limit_strength:
+            cap = strength.nodes_for(self.uci_elo)
+            limits = dataclasses.replace(limits, nodes=min(limits.nodes or cap, cap))
+            multipv = max(multipv, strength.SKILL_MULTIPV)
         h = self.heur
         h[S.STOP] = 0
         h[S.NODES] = 0
@@ -318,6 +328,11 @@ class Engine:
             self._stop_helpers()
         if multipv == 1 and not limits.depth and self.helpers and best_scores[0] is not None:
             best_scores[0], best_pvs[0] = self._vote(done_depth, best_scores[0], best_pvs[0])
+        if self.limit_strength:
+            lines = [k for k in range(multipv) if best_scores[k] is not None]
+            k = lines[strength.pick([best_scores[k] for k in lines],
+                                    strength.level_for(self.uci_elo), self.skill_rng)]
+            best_scores[0], best_pvs[0] = best_scores[k], best_pvs[k]
         best = best_pvs[0][0]
         ponder = best_pvs[0][1] if len(best_pvs[0]) > 1 else self._ponder_from_tt(best)
         self.last_move = best
