@@ -12,11 +12,25 @@ import types
 
 import numpy as np
 
-from .kernels.eval_coeffs import N_WEIGHTS, OFFSETS, WEIGHT_SPEC
+from .kernels.eval_coeffs import IS_EG, N_WEIGHTS, OFFSETS, WEIGHT_SPEC
+from .kernels.evaluate import (PHASE_MAX, T_BISHOP_PAIR, T_KING, T_MOBILITY, T_PAWNS, T_PST,
+                               T_ROOKS, T_TEMPO)
 
 #: Default output path of :func:`write_weights_module`.
 WEIGHTS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels",
                             "eval_weights.py")
+
+#: Row of ``evaluate.eval_terms`` (UCI ``eval`` breakdown) each weight array contributes to.
+TERM_OF_WEIGHT = {
+    "MATERIAL_MG": T_PST, "MATERIAL_EG": T_PST, "PST_MG": T_PST, "PST_EG": T_PST,
+    "MOBILITY_MG": T_MOBILITY, "MOBILITY_EG": T_MOBILITY,
+    "DOUBLED_MG": T_PAWNS, "DOUBLED_EG": T_PAWNS, "ISOLATED_MG": T_PAWNS,
+    "ISOLATED_EG": T_PAWNS, "PASSED_MG": T_PAWNS, "PASSED_EG": T_PAWNS,
+    "KING_DANGER_MG": T_KING, "SHIELD1_MG": T_KING, "SHIELD2_MG": T_KING,
+    "BISHOP_PAIR_MG": T_BISHOP_PAIR, "BISHOP_PAIR_EG": T_BISHOP_PAIR,
+    "ROOK_OPEN_MG": T_ROOKS, "ROOK_OPEN_EG": T_ROOKS, "ROOK_SEMIOPEN_MG": T_ROOKS,
+    "ROOK_SEMIOPEN_EG": T_ROOKS, "TEMPO_MG": T_TEMPO,
+}
 
 #: Comment written above each array: what its indices mean.
 DESCRIPTIONS = {
@@ -137,3 +151,56 @@ def load_weights_file(path):
     exec(code, ns)   # noqa: S102 - our own generated file of literals
     w = weights_vector(types.SimpleNamespace(**ns))
     return w, ns.get("__doc__") or ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Positions -> coefficient matrices
+# ---------------------------------------------------------------------------------------------
+def fens_to_rows(fens):
+    """Parse FEN strings into rows of a fresh state array.
+
+    Returns ``(st, ok)``: uint64[n_ok, STATE_LEN] with the parsable positions in order, and
+    bool[len(fens)] marking which FENs parsed (a bad FEN is skipped, never raised)."""
+    from .fen import parse_fen
+    from .kernels.position import STATE_LEN
+    st = np.zeros((len(fens), STATE_LEN), dtype=np.uint64)
+    mb = np.zeros((len(fens), 64), dtype=np.int8)
+    ok = np.zeros(len(fens), dtype=np.bool_)
+    n = 0
+    for i, fen in enumerate(fens):
+        try:
+            parse_fen(fen, st, mb, n)
+        except ValueError:
+            continue
+        ok[i] = True
+        n += 1
+    return st[:n], ok
+
+
+def coefficient_matrix(st, n_rows=None):
+    """Coefficients of the rows of ``st`` (uint64[N, STATE_LEN]) as a scipy CSR matrix
+    (int64[n_rows, N_WEIGHTS]), plus ``phase`` (int64[n_rows], 0..24) and ``stm``
+    (int64[n_rows], 0 white / 1 black). Uses the compiled
+    :func:`uci_engine.kernels.eval_coeffs.coeffs_batch`."""
+    import scipy.sparse as sp
+    from .kernels.eval_coeffs import coeffs_batch
+    from .kernels.position import STM
+    n_rows = len(st) if n_rows is None else n_rows
+    indptr, indices, values, phases = coeffs_batch(st, np.int64(n_rows))
+    c = sp.csr_matrix((values.astype(np.int64), indices, indptr), shape=(n_rows, N_WEIGHTS))
+    return c, phases.astype(np.int64), st[:n_rows, STM].astype(np.int64)
+
+
+def mg_eg(c, w):
+    """White-view middlegame and endgame totals (int64[n] each) of coefficient matrix ``c``
+    (scipy sparse, [n, N_WEIGHTS]) for integer weight vector ``w`` (int64[N_WEIGHTS])."""
+    w = np.asarray(w, dtype=np.int64)
+    return c @ np.where(IS_EG, 0, w), c @ np.where(IS_EG, w, 0)
+
+
+def taper(mg, eg, phase, stm):
+    """Side-to-move evaluation (int64[n], centipawns) from white-view ``mg``/``eg`` (int64[n]):
+    negate for black to move, then floor ``(mg * phase + eg * (24 - phase)) // 24`` exactly
+    as ``evaluate._taper``."""
+    sign = 1 - 2 * np.asarray(stm, dtype=np.int64)
+    return (sign * mg * phase + sign * eg * (PHASE_MAX - phase)) // PHASE_MAX
