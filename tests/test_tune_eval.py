@@ -108,6 +108,10 @@ def test_tune_writes_a_better_module(datafile, tmp_path, capsys):
         text = fh.read()
     assert tuning.render_weights_module(w, doc.split("\n", 2)[2]) == text
     assert np.array_equal(w, np.rint(w)) and w.dtype == np.int64
+    spec = importlib.util.spec_from_file_location("tuned_weights", out)   # a real import
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    np.testing.assert_array_equal(tuning.weights_vector(mod), w)
     assert os.path.exists(datafile + ".coeffs.npz")
 
 
