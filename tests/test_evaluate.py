@@ -16,6 +16,7 @@ import pytest  # noqa: E402
 from hypothesis import given, settings, strategies as hst  # noqa: E402
 
 from uci_engine.fen import STARTPOS, parse_fen  # noqa: E402
+from uci_engine.kernels import eval_weights as W  # noqa: E402
 from uci_engine.kernels import evaluate as E  # noqa: E402
 from uci_engine.kernels import position as P  # noqa: E402
 
@@ -71,11 +72,11 @@ def ref_terms(board):
     for sq, pc in board.piece_map().items():
         t = pc.piece_type - 1
         if pc.color == chess.WHITE:   # wiki tables list a8 first: a1 (0) is wiki index 56
-            out[E.T_PST] += (E.PESTO_MG_VALUE[t] + E.PESTO_MG_TABLES[t][sq ^ 56],
-                             E.PESTO_EG_VALUE[t] + E.PESTO_EG_TABLES[t][sq ^ 56])
+            out[E.T_PST] += (W.MATERIAL_MG[t] + W.PST_MG[t][sq ^ 56],
+                             W.MATERIAL_EG[t] + W.PST_EG[t][sq ^ 56])
         else:
-            out[E.T_PST] -= (E.PESTO_MG_VALUE[t] + E.PESTO_MG_TABLES[t][sq],
-                             E.PESTO_EG_VALUE[t] + E.PESTO_EG_TABLES[t][sq])
+            out[E.T_PST] -= (W.MATERIAL_MG[t] + W.PST_MG[t][sq],
+                             W.MATERIAL_EG[t] + W.PST_EG[t][sq])
     phase = sum(len(board.pieces(pt, c)) * w for c in chess.COLORS
                 for pt, w in ((chess.KNIGHT, 1), (chess.BISHOP, 1), (chess.ROOK, 2),
                               (chess.QUEEN, 4)))
@@ -97,24 +98,25 @@ def ref_terms(board):
             for s in board.pieces(pt, color):
                 a = int(board.attacks_mask(s))
                 n = _pc(a & area)
-                out[E.T_MOBILITY] += (sign * E.MOB_WEIGHT_MG[t] * (n - E.MOB_BASE[t]),
-                                      sign * E.MOB_WEIGHT_EG[t] * (n - E.MOB_BASE[t]))
+                out[E.T_MOBILITY] += (sign * W.MOBILITY_MG[t - 1][n],
+                                      sign * W.MOBILITY_EG[t - 1][n])
                 if a & ezone:
                     n_att += 1
                     units += E.KS_UNIT[t] * _pc(a & ezone)
                 if pt == chess.ROOK:
                     fm = chess.BB_FILES[chess.square_file(s)]
                     if not (own_p | enemy_p) & fm:
-                        out[E.T_ROOKS] += (sign * E.ROOK_OPEN_MG, sign * E.ROOK_OPEN_EG)
+                        out[E.T_ROOKS] += (sign * W.ROOK_OPEN_MG, sign * W.ROOK_OPEN_EG)
                     elif not own_p & fm:
-                        out[E.T_ROOKS] += (sign * E.ROOK_SEMIOPEN_MG, sign * E.ROOK_SEMIOPEN_EG)
+                        out[E.T_ROOKS] += (sign * W.ROOK_SEMIOPEN_MG,
+                                           sign * W.ROOK_SEMIOPEN_EG)
         units = min(units, E.KS_TABLE_LEN - 1)
-        danger = min(E.KS_CAP, units * units // 4 + units) * E.KS_COUNT_SCALE[min(n_att, 7)] // 128
+        danger = W.KING_DANGER_MG[min(n_att, 7)][units]
         ksq = board.king(color)
         kf, kr = chess.square_file(ksq), chess.square_rank(ksq)
         step = 1 if color == chess.WHITE else -1
         shield = 0
-        for dist, w in ((1, E.SHIELD1_MG), (2, E.SHIELD2_MG)):
+        for dist, w in ((1, W.SHIELD1_MG), (2, W.SHIELD2_MG)):
             r = kr + step * dist
             if 0 <= r < 8:
                 for f in range(max(0, kf - 1), min(7, kf + 1) + 1):
@@ -125,17 +127,17 @@ def ref_terms(board):
             f, r = chess.square_file(s), chess.square_rank(s)
             ahead = [rr for rr in range(8) if (rr > r if color == chess.WHITE else rr < r)]
             if any(own_p >> chess.square(f, rr) & 1 for rr in ahead):
-                out[E.T_PAWNS] += (sign * E.DOUBLED_MG, sign * E.DOUBLED_EG)
+                out[E.T_PAWNS] += (sign * W.DOUBLED_MG[f], sign * W.DOUBLED_EG[f])
             elif not any(enemy_p >> chess.square(ff, rr) & 1 for rr in ahead
                          for ff in (f - 1, f, f + 1) if 0 <= ff < 8):
                 rel = r if color == chess.WHITE else 7 - r
-                out[E.T_PAWNS] += (sign * E.PASSED_MG[rel], sign * E.PASSED_EG[rel])
+                out[E.T_PAWNS] += (sign * W.PASSED_MG[rel], sign * W.PASSED_EG[rel])
             if not any(own_p & chess.BB_FILES[ff] for ff in (f - 1, f + 1) if 0 <= ff < 8):
-                out[E.T_PAWNS] += (sign * E.ISOLATED_MG, sign * E.ISOLATED_EG)
+                out[E.T_PAWNS] += (sign * W.ISOLATED_MG[f], sign * W.ISOLATED_EG[f])
         bish = int(board.pieces(chess.BISHOP, color))
         if bish & chess.BB_LIGHT_SQUARES and bish & chess.BB_DARK_SQUARES:
-            out[E.T_BISHOP_PAIR] += (sign * E.BISHOP_PAIR_MG, sign * E.BISHOP_PAIR_EG)
-    out[E.T_TEMPO, 0] = E.TEMPO_MG if board.turn == chess.WHITE else -E.TEMPO_MG
+            out[E.T_BISHOP_PAIR] += (sign * W.BISHOP_PAIR_MG, sign * W.BISHOP_PAIR_EG)
+    out[E.T_TEMPO, 0] = W.TEMPO_MG if board.turn == chess.WHITE else -W.TEMPO_MG
     return out, phase
 
 
@@ -157,20 +159,37 @@ def check_position(fen):
 
 # --- tests ------------------------------------------------------------------------------------
 
-def test_pesto_orientation():
-    # wiki layout lists a8 first: spot values for white and black pieces on known squares
-    assert E.PST_MG[chess.KNIGHT - 1, chess.G1] == 337 - 19       # wiki rank-1 row, g file
-    assert E.PST_MG[6 + chess.KNIGHT - 1, chess.G8] == -(337 - 19)
-    assert E.PST_MG[chess.PAWN - 1, chess.E4] == 82 + 17          # wiki rank-4 row, e file
-    assert E.PST_MG[6 + chess.PAWN - 1, chess.E5] == -(82 + 17)
-    assert E.PST_EG[chess.PAWN - 1, chess.A7] == 94 + 178          # wiki rank-7 row, a file
-    assert E.PST_MG[chess.KING - 1, chess.G1] == 24 and E.PST_MG[11, chess.G8] == -24
-    assert E.PST_EG[chess.KING - 1, chess.A1] == -53
-    assert E.PST_MG[chess.QUEEN - 1, chess.H8] == 1025 + 45
+def _wiki(square):
+    """Index of ``square`` in the wiki table layout (a8 first, row by row down to h1)."""
+    return (7 - chess.square_rank(square)) * 8 + chess.square_file(square)
+
+
+def test_pst_orientation():
+    # eval_weights keeps the wiki layout (a8 first): white pieces read their square's row from
+    # the top, black pieces the mirrored square; spot checks on known squares
+    for pt, sq in ((chess.KNIGHT, chess.G1), (chess.PAWN, chess.E4), (chess.KING, chess.G1),
+                   (chess.QUEEN, chess.H8), (chess.ROOK, chess.A2)):
+        t = pt - 1
+        assert E.PST_MG[t, sq] == W.MATERIAL_MG[t] + W.PST_MG[t][_wiki(sq)]
+        assert E.PST_EG[t, sq] == W.MATERIAL_EG[t] + W.PST_EG[t][_wiki(sq)]
+        black_sq = chess.square_mirror(sq)   # same relative square for black
+        assert E.PST_MG[6 + t, black_sq] == -E.PST_MG[t, sq]
     for p in range(6):   # black tables are the vertical mirror of white's, negated
         for sq in range(64):
             assert E.PST_MG[6 + p, sq ^ 56] == -E.PST_MG[p, sq]
             assert E.PST_EG[6 + p, sq ^ 56] == -E.PST_EG[p, sq]
+
+
+def test_handset_start_values():
+    """The committed weights hold the hand-set values until a tuned module replaces them;
+    a tuned module names its data instead (then this check does not apply)."""
+    if not W.__doc__.split("\n", 3)[2].startswith("Data: none"):
+        pytest.skip("eval_weights.py holds tuned weights")
+    assert W.PST_MG[chess.KNIGHT - 1][_wiki(chess.G1)] == -19      # PeSTO (wiki) spot values
+    assert W.PST_EG[chess.PAWN - 1][_wiki(chess.A7)] == 178
+    assert W.PST_MG[chess.KING - 1][_wiki(chess.G1)] == 24
+    assert W.MATERIAL_MG == (82, 337, 365, 477, 1025, 0)
+    assert W.KING_DANGER_MG[2][10] == (min(500, 10 * 10 // 4 + 10) * 64) >> 7
 
 
 def test_masks():
@@ -189,7 +208,7 @@ def test_masks():
 
 def test_startpos_near_zero():
     assert abs(ev(STARTPOS)) <= 50
-    assert ev(STARTPOS) == E.TEMPO_MG   # symmetric: only the tempo remains
+    assert ev(STARTPOS) == W.TEMPO_MG   # symmetric: only the tempo remains
 
 
 def test_extra_queen():
@@ -234,7 +253,7 @@ def test_side_to_move_flip_negates(seed):
         if other is None or chess.Board(fen).ep_square is not None:
             continue
         _, phase = terms(fen)
-        expected = 2 * E.TEMPO_MG * phase / E.PHASE_MAX   # the tempo counts once for each side
+        expected = 2 * W.TEMPO_MG * phase / E.PHASE_MAX   # the tempo counts once for each side
         total = ev(fen) + ev(other)
         assert expected - 2 < total <= expected, (fen, total, expected)
         checked += 1
@@ -246,20 +265,21 @@ def test_term_examples():
     # black: h7 isolated and passed
     fen = "4k3/7p/P7/8/8/2P5/2P5/4K3 w - - 0 1"
     out, _ = terms(fen)
-    mg_w = 3 * E.ISOLATED_MG + E.DOUBLED_MG + E.PASSED_MG[5] + E.PASSED_MG[2]
-    mg_b = E.ISOLATED_MG + E.PASSED_MG[1]   # h7 is passed too (no white pawn on g/h files)
+    mg_w = (2 * W.ISOLATED_MG[2] + W.ISOLATED_MG[0] + W.DOUBLED_MG[2] + W.PASSED_MG[5]
+            + W.PASSED_MG[2])
+    mg_b = W.ISOLATED_MG[7] + W.PASSED_MG[1]   # h7 is passed too (no white pawn on g/h files)
     assert out[E.T_PAWNS, 0] == mg_w - mg_b
     # bishop pair only with bishops on both colours
-    assert terms("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1")[0][E.T_BISHOP_PAIR, 1] == E.BISHOP_PAIR_EG
+    assert terms("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1")[0][E.T_BISHOP_PAIR, 1] == W.BISHOP_PAIR_EG
     assert terms("4k3/8/8/8/8/8/8/1B2KB2 w - - 0 1")[0][E.T_BISHOP_PAIR, 1] == 0
     # rook on an open file vs a semi-open one (black pawn only)
-    assert terms("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")[0][E.T_ROOKS, 0] == E.ROOK_OPEN_MG
-    assert terms("4k3/p7/8/8/8/8/8/R3K3 w - - 0 1")[0][E.T_ROOKS, 0] == E.ROOK_SEMIOPEN_MG
+    assert terms("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")[0][E.T_ROOKS, 0] == W.ROOK_OPEN_MG
+    assert terms("4k3/p7/8/8/8/8/8/R3K3 w - - 0 1")[0][E.T_ROOKS, 0] == W.ROOK_SEMIOPEN_MG
     # a queen and rook hitting the black king zone cost black king safety
     quiet = terms("6k1/5ppp/8/8/8/8/8/1N1Q2K1 w - - 0 1")[0][E.T_KING, 0]
     attack = terms("6k1/5ppp/8/6N1/7Q/8/8/6K1 w - - 0 1")[0][E.T_KING, 0]
     units = E.KS_UNIT[4] * 1 + E.KS_UNIT[1] * 2   # Qh4 hits h7; Ng5 hits f7 and h7
-    assert attack - quiet == (E.KS_TABLE[units] * E.KS_COUNT_SCALE[2]) >> 7
+    assert attack - quiet == W.KING_DANGER_MG[2][units]
     assert attack > quiet
 
 
