@@ -176,6 +176,14 @@ class Engine:
     def checkers(self):
         return int(P.checkers(self.st, self.root))
 
+    def material(self):
+        """Material on the board (int, pawn units, both colours: P 1, N/B 3, R 5, Q 9), the
+        input of the UCI_ShowWDL model (:mod:`uci_engine.wdl`)."""
+        from .wdl import material_of_counts
+        row = self.st[self.root]
+        return material_of_counts([int(row[t]).bit_count() + int(row[6 + t]).bit_count()
+                                   for t in range(6)])
+
     def key(self):
         return int(self.st[self.root, P.KEY])
 
