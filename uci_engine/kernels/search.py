@@ -233,6 +233,19 @@ def score_from_tt(s, sply):
     return s
 
 
+@njit(cache=True, inline="always")
+def _tt_cutoff(d, sply, alpha, beta):
+    """The score (centipawns, relative to the node at ``sply``) of TT data word ``d`` when its
+    bound settles the window (alpha, beta): exact, a lower bound >= beta or an upper bound
+    <= alpha; else VALUE_NONE. The caller checks the stored depth."""
+    ts = score_from_tt(_tt_score(d), sply)
+    b = _tt_bound(d)
+    if (b == BOUND_EXACT or (b == BOUND_LOWER and ts >= beta)
+            or (b == BOUND_UPPER and ts <= alpha)):
+        return ts
+    return np.int64(VALUE_NONE)
+
+
 @njit(cache=True)
 def hashfull(tt, heur):
     """Permille (0..1000) of the first 1000 entries written in the current search."""
@@ -400,7 +413,7 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
         elif m == cm:
             s = 898000
         else:
-            s = heur[HISTORY + (us * 64 + (m & 63)) * 64 + ((m >> 6) & 63)]
+            s = heur[_history_index(us, m)]
         mv[sply, 1, i] = s
 
 
@@ -421,6 +434,13 @@ def _pick(mv, sply, i, n):
         mv[sply, 1, i] = mv[sply, 1, best]
         mv[sply, 1, best] = t
     return np.int64(mv[sply, 0, i])
+
+
+@njit(cache=True, inline="always")
+def _history_index(us, m):
+    """Index in ``heur`` of the butterfly history entry of side ``us`` for move ``m``
+    (from-square x to-square; chessprogramming wiki "History Heuristic")."""
+    return HISTORY + (us * 64 + (m & 63)) * 64 + ((m >> 6) & 63)
 
 
 @njit(cache=True)
@@ -482,10 +502,8 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         tt_move = 0
         if d >= 0:
             tt_move = _tt_move(d)
-            ts = score_from_tt(_tt_score(d), sply)
-            b = _tt_bound(d)
-            if (b == BOUND_EXACT or (b == BOUND_LOWER and ts >= beta)
-                    or (b == BOUND_UPPER and ts <= alpha)):
+            ts = _tt_cutoff(d, sply, alpha, beta)
+            if ts != VALUE_NONE:
                 return ts
         if in_check:
             best = -MATE + sply
@@ -556,10 +574,8 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         tt_move = _tt_move(d)
         ev = _tt_eval(d)
         if not pv_node and _tt_depth(d) >= depth:
-            ts = score_from_tt(_tt_score(d), sply)
-            b = _tt_bound(d)
-            if (b == BOUND_EXACT or (b == BOUND_LOWER and ts >= beta)
-                    or (b == BOUND_UPPER and ts <= alpha)):
+            ts = _tt_cutoff(d, sply, alpha, beta)
+            if ts != VALUE_NONE:
                 return ts
     if root and heur[BEST_MOVE] != 0:
         tt_move = heur[BEST_MOVE]
@@ -695,12 +711,10 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                         if heur[KILLERS + 2 * sply] != m:
                             heur[KILLERS + 2 * sply + 1] = heur[KILLERS + 2 * sply]
                             heur[KILLERS + 2 * sply] = m
-                        _update_history(heur, HISTORY + (us * 64 + (m & 63)) * 64
-                                        + ((m >> 6) & 63), bonus)
+                        _update_history(heur, _history_index(us, m), bonus)
                         for j in range(quiets):
                             q = np.int64(mv[sply, 2, j])
-                            _update_history(heur, HISTORY + (us * 64 + (q & 63)) * 64
-                                            + ((q >> 6) & 63), -bonus)
+                            _update_history(heur, _history_index(us, q), -bonus)
                         ci = _counter_index(st, mb, row)
                         if ci >= 0:
                             heur[ci] = m
