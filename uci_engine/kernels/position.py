@@ -21,7 +21,7 @@ key incrementally (chessprogramming wiki "Zobrist Hashing", "Copy-Make").
 import numpy as np
 from numba import njit
 
-from .bitboard import U0, U1, lsb, NO_PIECE, NO_SQ
+from .bitboard import U0, U1, lsb, NO_PIECE, NO_SQ, WHITE, BLACK, PAWN, KNIGHT, ROOK, KING
 from .attacks import PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, rook_attacks, bishop_attacks
 
 # --- state row layout -------------------------------------------------------------------------
@@ -47,6 +47,56 @@ CHECK_UNKNOWN = np.uint64(2)
 FLAG_NORMAL, FLAG_EP, FLAG_CASTLE = 0, 1, 2
 FLAG_PROMO = 4    # flag 4..7 = promotion to type flag - 3 (KNIGHT..QUEEN)
 
+# Piece indices (bitboard columns and mailbox values): colour * 6 + type.
+PIECE_TYPES = 6
+WHITE_PAWN, WHITE_KNIGHT, WHITE_BISHOP, WHITE_ROOK, WHITE_QUEEN, WHITE_KING = range(6)
+BLACK_PAWN, BLACK_KNIGHT, BLACK_BISHOP, BLACK_ROOK, BLACK_QUEEN, BLACK_KING = range(6, 12)
+
+
+@njit(cache=True, inline="always")
+def piece_of(colour, ptype):
+    """Piece index (int64, 0..11) of ``ptype`` (PAWN..KING) of ``colour`` (WHITE, BLACK):
+    also its bitboard column in ``st``."""
+    return colour * PIECE_TYPES + ptype
+
+
+@njit(cache=True, inline="always")
+def piece_type(p):
+    """Type (PAWN..KING) of piece index ``p`` (int64 0..11; NO_PIECE gives PAWN: test first)."""
+    return p % PIECE_TYPES
+
+
+@njit(cache=True, inline="always")
+def piece_colour(p):
+    """Colour (WHITE, BLACK) of piece index ``p`` (int64 0..11)."""
+    return p // PIECE_TYPES
+
+
+@njit(cache=True, inline="always")
+def move_from(m):
+    """From-square (0..63) of move ``m`` (bits 0-5)."""
+    return m & 63
+
+
+@njit(cache=True, inline="always")
+def move_to(m):
+    """To-square (0..63) of move ``m`` (bits 6-11); the rook's square for castling."""
+    return (m >> 6) & 63
+
+
+@njit(cache=True, inline="always")
+def move_flag(m):
+    """Flag (0..7) of move ``m`` (bits 12-14): FLAG_NORMAL, FLAG_EP, FLAG_CASTLE or
+    FLAG_PROMO + promoted type - KNIGHT."""
+    return (m >> 12) & 7
+
+
+@njit(cache=True, inline="always")
+def promo_type(flag):
+    """Piece type (KNIGHT..QUEEN) a promotion flag (FLAG_PROMO..FLAG_PROMO + 3) promotes to."""
+    return flag - FLAG_PROMO + KNIGHT
+
+
 # king and rook destinations per castling right (h-side -> g/f file, a-side -> c/d file)
 CASTLE_KING_TO = np.array([6, 2, 62, 58], dtype=np.int64)
 CASTLE_ROOK_TO = np.array([5, 3, 61, 59], dtype=np.int64)
@@ -64,11 +114,13 @@ del _rng
 @njit(cache=True)
 def attackers_to(st, ply, sq, occ):
     """Bitboard (uint64) of pieces of both colours attacking ``sq`` with occupancy ``occ``."""
-    rq = st[ply, 3] | st[ply, 4] | st[ply, 9] | st[ply, 10]
-    bq = st[ply, 2] | st[ply, 4] | st[ply, 8] | st[ply, 10]
-    return ((PAWN_ATTACKS[1, sq] & st[ply, 0]) | (PAWN_ATTACKS[0, sq] & st[ply, 6])
-            | (KNIGHT_ATTACKS[sq] & (st[ply, 1] | st[ply, 7]))
-            | (KING_ATTACKS[sq] & (st[ply, 5] | st[ply, 11]))
+    rq = st[ply, WHITE_ROOK] | st[ply, WHITE_QUEEN] | st[ply, BLACK_ROOK] | st[ply, BLACK_QUEEN]
+    bq = (st[ply, WHITE_BISHOP] | st[ply, WHITE_QUEEN] | st[ply, BLACK_BISHOP]
+          | st[ply, BLACK_QUEEN])
+    return ((PAWN_ATTACKS[BLACK, sq] & st[ply, WHITE_PAWN])
+            | (PAWN_ATTACKS[WHITE, sq] & st[ply, BLACK_PAWN])
+            | (KNIGHT_ATTACKS[sq] & (st[ply, WHITE_KNIGHT] | st[ply, BLACK_KNIGHT]))
+            | (KING_ATTACKS[sq] & (st[ply, WHITE_KING] | st[ply, BLACK_KING]))
             | (rook_attacks(sq, occ) & rq) | (bishop_attacks(sq, occ) & bq))
 
 
@@ -76,7 +128,7 @@ def attackers_to(st, ply, sq, occ):
 def checkers(st, ply):
     """Bitboard (uint64) of enemy pieces giving check to the side to move."""
     us = np.int64(st[ply, STM])
-    ksq = lsb(st[ply, us * 6 + 5])
+    ksq = lsb(st[ply, piece_of(us, KING)])
     return attackers_to(st, ply, ksq, st[ply, OCC_ALL]) & st[ply, OCC + 1 - us]
 
 
@@ -89,7 +141,7 @@ def in_check(st, ply):
 @njit(cache=True)
 def _ep_keyed(st, ply, ep, us):
     """True when ``ep`` (square) can be captured by a pawn of ``us`` (the side to move)."""
-    return (PAWN_ATTACKS[1 - us, ep] & st[ply, us * 6]) != U0
+    return (PAWN_ATTACKS[1 - us, ep] & st[ply, piece_of(us, PAWN)]) != U0
 
 
 @njit(cache=True)
@@ -114,7 +166,7 @@ def compute_key(st, ply):
 def _put(st, mb, ply, p, sq):
     b = U1 << np.uint64(sq)
     st[ply, p] |= b
-    st[ply, OCC + p // 6] |= b
+    st[ply, OCC + piece_colour(p)] |= b
     mb[ply, sq] = p
 
 
@@ -122,7 +174,7 @@ def _put(st, mb, ply, p, sq):
 def _remove(st, mb, ply, p, sq):
     b = ~(U1 << np.uint64(sq))
     st[ply, p] &= b
-    st[ply, OCC + p // 6] &= b
+    st[ply, OCC + piece_colour(p)] &= b
     mb[ply, sq] = NO_PIECE
 
 
@@ -136,9 +188,9 @@ def make_move(st, mb, ply, m):
         mb[n, i] = mb[ply, i]
     us = np.int64(st[ply, STM])
     them = 1 - us
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 7
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     p = np.int64(mb[ply, frm])
     key = st[ply, KEY] ^ ZOBRIST_SIDE
     ep = np.int64(st[ply, EP])
@@ -151,8 +203,8 @@ def make_move(st, mb, ply, m):
     if flag == FLAG_CASTLE:
         # king on frm takes own rook on to; right index from side and direction
         r = us * 2 + (0 if to > frm else 1)
-        kp = us * 6 + 5
-        rp = us * 6 + 3
+        kp = piece_of(us, KING)
+        rp = piece_of(us, ROOK)
         _remove(st, mb, n, kp, frm)
         _remove(st, mb, n, rp, to)
         kto = CASTLE_KING_TO[r]
@@ -165,7 +217,7 @@ def make_move(st, mb, ply, m):
     else:
         if flag == FLAG_EP:
             capsq = to - 8 if us == 0 else to + 8
-            captured = them * 6
+            captured = piece_of(them, PAWN)
             _remove(st, mb, n, captured, capsq)
             key ^= ZOBRIST_PIECE[captured, capsq]
         else:
@@ -177,20 +229,20 @@ def make_move(st, mb, ply, m):
         _remove(st, mb, n, p, frm)
         key ^= ZOBRIST_PIECE[p, frm]
         if flag >= FLAG_PROMO:
-            np_ = us * 6 + flag - 3
+            np_ = piece_of(us, promo_type(flag))
             _put(st, mb, n, np_, to)
             key ^= ZOBRIST_PIECE[np_, to]
         else:
             _put(st, mb, n, p, to)
             key ^= ZOBRIST_PIECE[p, to]
-        if p == us * 6:
+        if p == piece_of(us, PAWN):
             halfmove = U0
             if to - frm == 16 or frm - to == 16:
                 eps = (to + frm) // 2
-                if PAWN_ATTACKS[us, eps] & st[ply, them * 6]:
+                if PAWN_ATTACKS[us, eps] & st[ply, piece_of(them, PAWN)]:
                     st[n, EP] = eps
                     key ^= ZOBRIST_EP[eps & 7]
-        elif p == us * 6 + 5:
+        elif p == piece_of(us, KING):
             rights &= ~(3 << (us * 2))
         if rights:
             for i in range(4):

@@ -12,7 +12,8 @@ All mutable search state lives in numpy arrays the engine facade owns (no jitcla
   lockless hashing, chessprogramming wiki "Shared Hash Table").
 * ``heur``: int64[HEUR_LEN] control block and heuristics; offsets below. The UCI thread writes
   ``heur[STOP] = 1`` to stop a search; kernels are ``nogil`` so it is read while they run.
-* ``mv``: int32[MAX_PLY, 3, 256] per-ply move, score and tried-quiet buffers.
+* ``mv``: int32[MAX_PLY + 8, 3, 256] per-ply buffers: moves (MV_MOVES), their ordering
+  scores (MV_SCORES) and the quiet moves tried so far (MV_QUIETS).
 
 Techniques (chessprogramming wiki pages of the same names): iterative deepening (driven from
 Python), principal variation search, null-move pruning with a zugzwang guard (no null move
@@ -27,12 +28,14 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .bitboard import U0, U1, lsb, popcount, NO_PIECE
+from .bitboard import U0, U1, lsb, popcount, NO_PIECE, WHITE, PAWN, ROOK, QUEEN, KING
 from .attacks import rook_attacks, bishop_attacks
 from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE, CHECKED,
-                       CHECK_UNKNOWN,
-                       FLAG_EP, FLAG_CASTLE, FLAG_PROMO, make_move, make_null_move,
-                       attackers_to)
+                       CHECK_UNKNOWN, FLAG_EP, FLAG_CASTLE, FLAG_PROMO, PIECE_TYPES,
+                       WHITE_PAWN, WHITE_KNIGHT, WHITE_BISHOP, WHITE_ROOK, WHITE_QUEEN,
+                       BLACK_PAWN, BLACK_KNIGHT, BLACK_BISHOP, BLACK_ROOK, BLACK_QUEEN,
+                       move_from, move_to, move_flag, piece_of, piece_type, promo_type,
+                       make_move, make_null_move, attackers_to)
 from .movegen import generate_legal, generate_noisy
 from .evaluate import evaluate
 
@@ -77,7 +80,50 @@ for _d in range(1, 64):
 LMR = _lmr
 del _lmr
 
-HISTORY_MAX = 16384
+HISTORY_MAX = 16384     # history gravity bound: |entry| stays below it (Stockfish's stats)
+
+# --- move ordering scores (mv[sply, MV_SCORES]): hand-set bands, far enough apart that no
+# history value (|h| < HISTORY_MAX) or MVV-LVA term crosses into another band.
+ORDER_TT = 2000000              # TT move (at the root: the previous iteration's best move)
+ORDER_GOOD_CAPTURE = 1000000    # + MVV-LVA: captures, promotions not shown losing by SEE
+ORDER_KILLER1 = 900000          # killers (chessprogramming wiki "Killer Heuristic")
+ORDER_KILLER2 = 899000
+ORDER_COUNTER = 898000          # countermove (wiki "Countermove Heuristic"); the LMR test
+                                # ``score >= ORDER_COUNTER`` marks killers and countermove
+ORDER_BAD_CAPTURE = -1000000    # + MVV-LVA: captures SEE shows losing, after every quiet move
+MVV_WEIGHT = 100                # MVV-LVA: victim type * MVV_WEIGHT - attacker type
+QUEEN_PROMO_BONUS = 8           # a queen promotion ranks as victim type + 8 (above any capture)
+UNDERPROMO_VICTIM = -10         # under-promotions rank below every capture (never SEE-tested)
+
+# --- pruning and reduction parameters (depths in plies, margins in centipawns). Hand-set for
+# this engine (not tuned yet); where the form follows an engine, it is named.
+RFP_MAX_DEPTH = 7               # reverse futility: ev - RFP_MARGIN * depth >= beta
+RFP_MARGIN = 80
+NMP_MIN_DEPTH = 3               # null move: R = NMP_BASE_R + depth // NMP_DEPTH_DIV
+NMP_BASE_R = 3                  #   + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV)
+NMP_DEPTH_DIV = 4               #   (the eval term as in Stockfish: min((eval - beta) / 200, 3))
+NMP_EVAL_DIV = 200
+NMP_EVAL_MAX_R = 3
+IIR_MIN_DEPTH = 4               # internal iterative reduction without a TT move
+LMP_MAX_DEPTH = 4               # late move pruning: quiets after LMP_BASE + depth^2 moves
+LMP_BASE = 3                    #   (Stockfish's futility_move_count: (3 + d^2) / (2 - improving))
+FUTILITY_MAX_DEPTH = 3          # futility pruning of quiets: ev + FUTILITY_BASE
+FUTILITY_BASE = 120             #   + FUTILITY_MARGIN * depth <= alpha
+FUTILITY_MARGIN = 100
+SEE_PRUNE_MAX_DEPTH = 4         # losing captures with SEE < -SEE_PRUNE_MARGIN * depth
+SEE_PRUNE_MARGIN = 100
+DELTA_MARGIN = 200              # quiescence delta pruning (wiki "Delta Pruning": ~200 cp)
+LMR_MIN_DEPTH = 3               # LMR of quiet moves from this depth, after LMR_MIN_MOVES
+LMR_MIN_MOVES = 2               #   searched moves (LMR_MIN_MOVES_PV at PV nodes)
+LMR_MIN_MOVES_PV = 3
+LMR_HISTORY_DIV = 6000          # LMR: one ply less per LMR_HISTORY_DIV of history score
+HISTORY_BONUS_SCALE = 16        # history bonus: min(HISTORY_BONUS_SCALE * depth^2,
+HISTORY_BONUS_MAX = 1600        #   HISTORY_BONUS_MAX), the malus the same negated
+SEE_MAX_SWAPS = 30              # swap list depth bound (the SEE_GAIN scratch holds 40)
+CHECK_EXT_MARGIN = 8            # no check extension within 8 plies of MAX_PLY
+
+# mv buffer planes
+MV_MOVES, MV_SCORES, MV_QUIETS = 0, 1, 2
 # Recursive kernels take only int64 scalars (never literals): a cached recursive function
 # compiled for a literal type can crash when loaded from the cache (numba issue #6061).
 ZERO = np.int64(0)
@@ -265,28 +311,29 @@ def see(st, mb, heur, row, m):
     """Static exchange evaluation (centipawns) of move ``m`` on row ``row``: the material the
     mover expects to win on the target square with best recaptures (swap algorithm,
     chessprogramming wiki "SEE - The Swap Algorithm")."""
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 7
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     if flag == FLAG_CASTLE:
         return np.int64(0)
     g = SEE_GAIN
     occ = st[row, OCC_ALL] ^ (U1 << np.uint64(frm))
-    mover = np.int64(mb[row, frm]) % 6
+    mover = piece_type(np.int64(mb[row, frm]))
     if flag == FLAG_EP:
-        heur[g] = SEE_VALUE[0]
-        capsq = to - 8 if st[row, STM] == 0 else to + 8
+        heur[g] = SEE_VALUE[PAWN]
+        capsq = to - 8 if st[row, STM] == WHITE else to + 8
         occ ^= U1 << np.uint64(capsq)
     else:
         c = np.int64(mb[row, to])
-        heur[g] = SEE_VALUE[c % 6] if c != NO_PIECE else 0
+        heur[g] = SEE_VALUE[piece_type(c)] if c != NO_PIECE else 0
     on_sq = SEE_VALUE[mover]
     if flag >= FLAG_PROMO:
-        promo = SEE_VALUE[flag - 3]
-        heur[g] += promo - SEE_VALUE[0]
+        promo = SEE_VALUE[promo_type(flag)]
+        heur[g] += promo - SEE_VALUE[PAWN]
         on_sq = promo
-    rq = st[row, 3] | st[row, 4] | st[row, 9] | st[row, 10]
-    bq = st[row, 2] | st[row, 4] | st[row, 8] | st[row, 10]
+    rq = st[row, WHITE_ROOK] | st[row, WHITE_QUEEN] | st[row, BLACK_ROOK] | st[row, BLACK_QUEEN]
+    bq = (st[row, WHITE_BISHOP] | st[row, WHITE_QUEEN] | st[row, BLACK_BISHOP]
+          | st[row, BLACK_QUEEN])
     att = attackers_to(st, row, to, occ) & occ
     side = 1 - np.int64(st[row, STM])
     d = 0
@@ -296,16 +343,16 @@ def see(st, mb, heur, row, m):
             break
         lva = 0
         b = U0
-        for t in range(6):
-            b = mine & st[row, side * 6 + t]
+        for t in range(PIECE_TYPES):
+            b = mine & st[row, piece_of(side, t)]
             if b:
                 lva = t
                 break
         d += 1
         heur[g + d] = on_sq - heur[g + d - 1]
-        if max(-heur[g + d - 1], heur[g + d]) < 0 or d >= 30:
+        if max(-heur[g + d - 1], heur[g + d]) < 0 or d >= SEE_MAX_SWAPS:
             break
-        if lva == 5 and (att & st[row, OCC + 1 - side] & occ & ~(b & (U0 - b))):
+        if lva == KING and (att & st[row, OCC + 1 - side] & occ & ~(b & (U0 - b))):
             # the king cannot capture into a defended square
             d -= 1
             break
@@ -341,8 +388,10 @@ def is_draw(st, row, root_row):
                 return True
         i -= 2
     # insufficient material
-    if (st[row, 0] | st[row, 6] | st[row, 3] | st[row, 9] | st[row, 4] | st[row, 10]) == U0:
-        minors = st[row, 1] | st[row, 2] | st[row, 7] | st[row, 8]
+    if (st[row, WHITE_PAWN] | st[row, BLACK_PAWN] | st[row, WHITE_ROOK] | st[row, BLACK_ROOK]
+            | st[row, WHITE_QUEEN] | st[row, BLACK_QUEEN]) == U0:
+        minors = (st[row, WHITE_KNIGHT] | st[row, WHITE_BISHOP] | st[row, BLACK_KNIGHT]
+                  | st[row, BLACK_BISHOP])
         if popcount(minors) <= 1:
             return True
     return False
@@ -350,12 +399,12 @@ def is_draw(st, row, root_row):
 
 @njit(cache=True)
 def _is_quiet(mb, row, m):
-    flag = (m >> 12) & 7
+    flag = move_flag(m)
     if flag == FLAG_EP or flag >= FLAG_PROMO:
         return False
     if flag == FLAG_CASTLE:
         return True
-    return mb[row, (m >> 6) & 63] == NO_PIECE
+    return mb[row, move_to(m)] == NO_PIECE
 
 
 @njit(cache=True)
@@ -366,7 +415,7 @@ def _counter_index(st, mb, row):
     last = np.int64(st[row, LAST_MOVE])
     if last == 0 or last == NULL_MOVE:
         return np.int64(-1)
-    lto = (last >> 6) & 63
+    lto = move_to(last)
     p = np.int64(mb[row, lto])
     if p == NO_PIECE:
         return np.int64(-1)
@@ -381,66 +430,66 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
     ci = _counter_index(st, mb, row)
     cm = heur[ci] if ci >= 0 else 0
     for i in range(n):
-        m = np.int64(mv[sply, 0, i])
+        m = np.int64(mv[sply, MV_MOVES, i])
         if m == tt_move:
-            s = 2000000
+            s = ORDER_TT
         elif not _is_quiet(mb, row, m):
-            flag = (m >> 12) & 7
-            frm = m & 63
-            to = (m >> 6) & 63
+            flag = move_flag(m)
+            frm = move_from(m)
+            to = move_to(m)
             if flag == FLAG_EP:
-                victim = 0
+                victim = PAWN
             elif flag >= FLAG_PROMO:
                 c = np.int64(mb[row, to])
-                victim = (c % 6) if c != NO_PIECE else 0
-                if flag != FLAG_PROMO + 3:
-                    victim = -10
+                victim = piece_type(c) if c != NO_PIECE else PAWN
+                if promo_type(flag) != QUEEN:
+                    victim = UNDERPROMO_VICTIM
                 else:
-                    victim += 8
+                    victim += QUEEN_PROMO_BONUS
             else:
-                victim = np.int64(mb[row, to]) % 6
-            attacker = np.int64(mb[row, frm]) % 6
-            s = 1000000 + victim * 100 - attacker
+                victim = piece_type(np.int64(mb[row, to]))
+            attacker = piece_type(np.int64(mb[row, frm]))
+            s = ORDER_GOOD_CAPTURE + victim * MVV_WEIGHT - attacker
             # SEE only where it can be negative: capturing a piece worth at least the
             # capturer never loses material (the capturer may simply stop the exchange).
             if (victim >= 0 and (flag >= FLAG_PROMO or SEE_VALUE[victim] < SEE_VALUE[attacker])
                     and see(st, mb, heur, row, m) < 0):
-                s = -1000000 + victim * 100 - attacker
+                s = ORDER_BAD_CAPTURE + victim * MVV_WEIGHT - attacker
         elif m == k1:
-            s = 900000
+            s = ORDER_KILLER1
         elif m == k2:
-            s = 899000
+            s = ORDER_KILLER2
         elif m == cm:
-            s = 898000
+            s = ORDER_COUNTER
         else:
             s = heur[_history_index(us, m)]
-        mv[sply, 1, i] = s
+        mv[sply, MV_SCORES, i] = s
 
 
 @njit(cache=True)
 def _pick(mv, sply, i, n):
     """Selection step: swap the best-scored remaining move into slot i and return it."""
     best = i
-    bs = mv[sply, 1, i]
+    bs = mv[sply, MV_SCORES, i]
     for j in range(i + 1, n):
-        if mv[sply, 1, j] > bs:
-            bs = mv[sply, 1, j]
+        if mv[sply, MV_SCORES, j] > bs:
+            bs = mv[sply, MV_SCORES, j]
             best = j
     if best != i:
-        t = mv[sply, 0, i]
-        mv[sply, 0, i] = mv[sply, 0, best]
-        mv[sply, 0, best] = t
-        t = mv[sply, 1, i]
-        mv[sply, 1, i] = mv[sply, 1, best]
-        mv[sply, 1, best] = t
-    return np.int64(mv[sply, 0, i])
+        t = mv[sply, MV_MOVES, i]
+        mv[sply, MV_MOVES, i] = mv[sply, MV_MOVES, best]
+        mv[sply, MV_MOVES, best] = t
+        t = mv[sply, MV_SCORES, i]
+        mv[sply, MV_SCORES, i] = mv[sply, MV_SCORES, best]
+        mv[sply, MV_SCORES, best] = t
+    return np.int64(mv[sply, MV_MOVES, i])
 
 
 @njit(cache=True, inline="always")
 def _history_index(us, m):
     """Index in ``heur`` of the butterfly history entry of side ``us`` for move ``m``
     (from-square x to-square; chessprogramming wiki "History Heuristic")."""
-    return HISTORY + (us * 64 + (m & 63)) * 64 + ((m >> 6) & 63)
+    return HISTORY + (us * 64 + move_from(m)) * 64 + move_to(m)
 
 
 @njit(cache=True)
@@ -458,7 +507,7 @@ def _check_stop(heur):
 
 @njit(cache=True)
 def _in_check(st, row, us):
-    ksq = lsb(st[row, us * 6 + 5])
+    ksq = lsb(st[row, piece_of(us, KING)])
     return (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
 
 
@@ -482,7 +531,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         in_check = _in_check(st, row, us)
     else:
         in_check = checked != U0
-    if in_check and depth >= 0 and sply < MAX_PLY - 8:
+    if in_check and depth >= 0 and sply < MAX_PLY - CHECK_EXT_MARGIN:
         depth += 1                                  # check extension (not inside quiescence)
     if depth <= 0:
         # Quiescence search: captures and promotions (all evasions in check), stand pat,
@@ -515,7 +564,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             if stand > alpha:
                 alpha = stand
             best = stand
-        n = generate_noisy(st, row, mv[sply, 0])
+        n = generate_noisy(st, row, mv[sply, MV_MOVES])
         if n == 0:
             return best
         _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
@@ -529,13 +578,12 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 gives_check = _in_check(st, row + 1, 1 - us)
                 st[row + 1, CHECKED] = U1 if gives_check else U0
                 if not gives_check:
-                    if mv[sply, 1, i] < 0:
+                    if mv[sply, MV_SCORES, i] < 0:
                         continue                        # losing captures by SEE: pruned
-                    flag = (m >> 12) & 7
-                    if flag < FLAG_PROMO:
-                        c = np.int64(mb[row, (m >> 6) & 63])
-                        gain = SEE_VALUE[c % 6] if c != NO_PIECE else SEE_VALUE[0]
-                        if stand + gain + 200 <= alpha:
+                    if move_flag(m) < FLAG_PROMO:
+                        c = np.int64(mb[row, move_to(m)])
+                        gain = SEE_VALUE[piece_type(c)] if c != NO_PIECE else SEE_VALUE[PAWN]
+                        if stand + gain + DELTA_MARGIN <= alpha:
                             continue                    # delta pruning
             score = -negamax(st, mb, tt, heur, mv, row + 1, QS_DEPTH, -beta, -alpha, ZERO)
             if heur[STOP]:
@@ -587,16 +635,17 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
 
     if not in_check and not pv_node:
         # Reverse futility pruning (static null move).
-        if depth <= 7 and ev - 80 * depth >= beta and ev < MATE_BOUND:
+        if depth <= RFP_MAX_DEPTH and ev - RFP_MARGIN * depth >= beta and ev < MATE_BOUND:
             return ev
         # Null move pruning. Zugzwang guard: the side to move keeps a rook or queen, or at
         # least two minor pieces (with a lone minor, passing is often the only move that does
         # not lose: Morphy's kbK5/pp6/1P6/8/8/8/8/R7 w, 1. Ra6!).
-        non_pawn = st[row, OCC + us] ^ st[row, us * 6] ^ st[row, us * 6 + 5]
-        majors = st[row, us * 6 + 3] | st[row, us * 6 + 4]
-        if (depth >= 3 and ev >= beta and (majors != U0 or (non_pawn & (non_pawn - U1)) != U0)
+        non_pawn = st[row, OCC + us] ^ st[row, piece_of(us, PAWN)] ^ st[row, piece_of(us, KING)]
+        majors = st[row, piece_of(us, ROOK)] | st[row, piece_of(us, QUEEN)]
+        if (depth >= NMP_MIN_DEPTH and ev >= beta and (majors != U0 or (non_pawn & (non_pawn - U1)) != U0)
                 and st[row, LAST_MOVE] != NULL_MOVE and beta > -MATE_BOUND):
-            r = 3 + depth // 4 + min(3, (ev - beta) // 200)
+            r = (NMP_BASE_R + depth // NMP_DEPTH_DIV
+                 + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV))
             make_null_move(st, mb, row)
             tt_prefetch(tt, heur, st[row + 1, KEY])
             score = -negamax(st, mb, tt, heur, mv, row + 1, depth - 1 - r, -beta, -beta + 1,
@@ -609,20 +658,20 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 return score
 
     # Internal iterative reduction: no TT move at a deep node.
-    if tt_move == 0 and depth >= 4 and (pv_node or cut_node):
+    if tt_move == 0 and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):
         depth -= 1
 
-    n = generate_legal(st, row, mv[sply, 0])
+    n = generate_legal(st, row, mv[sply, MV_MOVES])
     if n == 0:
         return -MATE + sply if in_check else np.int64(0)
     if root and heur[ROOT_N] > 0:
         # keep only the allowed root moves (searchmoves / MultiPV exclusion)
         k = 0
         for i in range(n):
-            m = mv[sply, 0, i]
+            m = mv[sply, MV_MOVES, i]
             for j in range(heur[ROOT_N]):
                 if heur[ROOT_MOVES + j] == m:
-                    mv[sply, 0, k] = m
+                    mv[sply, MV_MOVES, k] = m
                     k += 1
                     break
         n = k
@@ -651,28 +700,30 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         if not root and best > -MATE_BOUND and not in_check and not gives_check:
             if quiet:
                 # late move pruning and futility pruning of quiet moves
-                if depth <= 4 and searched >= 3 + depth * depth:
+                if depth <= LMP_MAX_DEPTH and searched >= LMP_BASE + depth * depth:
                     continue
-                if depth <= 3 and searched > 0 and ev + 120 + 100 * depth <= alpha:
+                if (depth <= FUTILITY_MAX_DEPTH and searched > 0
+                        and ev + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha):
                     continue
-            elif depth <= 4 and mv[sply, 1, i] < 0 and see(st, mb, heur, row, m) < -100 * depth:
+            elif (depth <= SEE_PRUNE_MAX_DEPTH and mv[sply, MV_SCORES, i] < 0
+                  and see(st, mb, heur, row, m) < -SEE_PRUNE_MARGIN * depth):
                 continue                            # SEE pruning of losing captures
         new_depth = depth - 1
         if searched == 0:
             score = -negamax(st, mb, tt, heur, mv, child, new_depth, -beta, -alpha, ZERO)
         else:
             r = 0
-            if depth >= 3 and searched >= (3 if pv_node else 2) and quiet and not in_check \
-                    and not gives_check:
+            if (depth >= LMR_MIN_DEPTH and quiet and not in_check and not gives_check
+                    and searched >= (LMR_MIN_MOVES_PV if pv_node else LMR_MIN_MOVES)):
                 r = LMR[min(depth, 63), min(searched, 63)]
                 if pv_node:
                     r -= 1
                 if cut_node:
                     r += 1
-                if mv[sply, 1, i] >= 898000:
+                if mv[sply, MV_SCORES, i] >= ORDER_COUNTER:
                     r -= 1                          # killers and countermove
                 else:
-                    r -= mv[sply, 1, i] // 6000     # history
+                    r -= mv[sply, MV_SCORES, i] // LMR_HISTORY_DIV     # history
                 if r < 0:
                     r = 0
                 if r > new_depth - 1:
@@ -707,13 +758,13 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 if score >= beta:
                     bound = BOUND_LOWER
                     if quiet:
-                        bonus = min(depth * depth * 16, 1600)
+                        bonus = min(depth * depth * HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX)
                         if heur[KILLERS + 2 * sply] != m:
                             heur[KILLERS + 2 * sply + 1] = heur[KILLERS + 2 * sply]
                             heur[KILLERS + 2 * sply] = m
                         _update_history(heur, _history_index(us, m), bonus)
                         for j in range(quiets):
-                            q = np.int64(mv[sply, 2, j])
+                            q = np.int64(mv[sply, MV_QUIETS, j])
                             _update_history(heur, _history_index(us, q), -bonus)
                         ci = _counter_index(st, mb, row)
                         if ci >= 0:
@@ -722,7 +773,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 alpha = score
                 bound = BOUND_EXACT
         if quiet and quiets < 256:
-            mv[sply, 2, quiets] = m
+            mv[sply, MV_QUIETS, quiets] = m
             quiets += 1
         if root and heur[SOFT_NODES] and heur[NODES] >= heur[SOFT_NODES]:
             # soft node limit (self-play data generation): end the search after a whole root
