@@ -1,8 +1,10 @@
 """Engine facade (plain Python): owns the position history, TT, heuristics and search control.
 
 Import only after :func:`uci_engine.backend.select`. The UCI layer (``uci.py``) parses and
-formats; this class turns a ``position`` into state rows, runs iterative deepening over the
-``search_root`` kernel and reports iterations through a callback.
+formats; this class turns a ``position`` into state rows, runs iterative deepening with
+aspiration windows over the recursive ``negamax`` kernel (:mod:`uci_engine.kernels.search`, which
+searches the root itself, restricted to ``heur[ROOT_MOVES]`` for searchmoves and MultiPV) and
+reports iterations through a callback.
 """
 import dataclasses
 import random
