@@ -11,11 +11,11 @@ import numpy as np
 from numba import njit
 
 from .bitboard import (U0, U1, FULL, NOT_FILE_A, NOT_FILE_H, RANK_3, RANK_6, RANK_1, RANK_8,
-                       lsb, popcount, NO_SQ)
+                       lsb, popcount, NO_SQ, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING)
 from .attacks import (BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS,
                       rook_attacks, bishop_attacks)
 from .position import (OCC, OCC_ALL, STM, CASTLE, EP, ROOK_SQ, CASTLE_KING_TO, CASTLE_ROOK_TO,
-                       FLAG_EP, FLAG_CASTLE, FLAG_PROMO)
+                       FLAG_EP, FLAG_CASTLE, FLAG_PROMO, piece_of)
 
 MAX_MOVES = 256
 # ``noisy`` is passed as a runtime int64 (module constants are typed int64, not literals), so
@@ -73,18 +73,16 @@ def _shift(b, delta):
 def _generate(st, ply, moves, write, noisy):
     us = np.int64(st[ply, STM])
     them = 1 - us
-    ub = us * 6
-    tb = them * 6
     occ = st[ply, OCC_ALL]
     own = st[ply, OCC + us]
     opp = st[ply, OCC + them]
-    kbb = st[ply, ub + 5]
+    kbb = st[ply, piece_of(us, KING)]
     ksq = lsb(kbb)
-    t_rq = st[ply, tb + 3] | st[ply, tb + 4]
-    t_bq = st[ply, tb + 2] | st[ply, tb + 4]
-    t_n = st[ply, tb + 1]
-    t_p = st[ply, tb]
-    t_k = st[ply, tb + 5]
+    t_rq = st[ply, piece_of(them, ROOK)] | st[ply, piece_of(them, QUEEN)]
+    t_bq = st[ply, piece_of(them, BISHOP)] | st[ply, piece_of(them, QUEEN)]
+    t_n = st[ply, piece_of(them, KNIGHT)]
+    t_p = st[ply, piece_of(them, PAWN)]
+    t_k = st[ply, piece_of(them, KING)]
     n = 0
 
     chk = ((PAWN_ATTACKS[us, ksq] & t_p) | (KNIGHT_ATTACKS[ksq] & t_n)
@@ -124,13 +122,13 @@ def _generate(st, ply, moves, write, noisy):
             pinned |= b
 
     # Knights (a pinned knight never moves).
-    b = st[ply, ub + 1] & ~pinned
+    b = st[ply, piece_of(us, KNIGHT)] & ~pinned
     while b:
         frm = lsb(b)
         b &= b - U1
         n = _emit_from(moves, n, frm, KNIGHT_ATTACKS[frm] & target_nc, write)
     # Diagonal sliders.
-    b = st[ply, ub + 2] | st[ply, ub + 4]
+    b = st[ply, piece_of(us, BISHOP)] | st[ply, piece_of(us, QUEEN)]
     while b:
         frm = lsb(b)
         bb = U1 << np.uint64(frm)
@@ -140,7 +138,7 @@ def _generate(st, ply, moves, write, noisy):
             t &= LINE[ksq, frm]
         n = _emit_from(moves, n, frm, t, write)
     # Orthogonal sliders.
-    b = st[ply, ub + 3] | st[ply, ub + 4]
+    b = st[ply, piece_of(us, ROOK)] | st[ply, piece_of(us, QUEEN)]
     while b:
         frm = lsb(b)
         bb = U1 << np.uint64(frm)
@@ -151,7 +149,7 @@ def _generate(st, ply, moves, write, noisy):
         n = _emit_from(moves, n, frm, t, write)
 
     # Pawns: unpinned ones set-wise by shifts, pinned ones one by one.
-    pawns = st[ply, ub]
+    pawns = st[ply, piece_of(us, PAWN)]
     empty = ~occ
     if us == 0:
         up = 8

@@ -642,7 +642,8 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         # not lose: Morphy's kbK5/pp6/1P6/8/8/8/8/R7 w, 1. Ra6!).
         non_pawn = st[row, OCC + us] ^ st[row, piece_of(us, PAWN)] ^ st[row, piece_of(us, KING)]
         majors = st[row, piece_of(us, ROOK)] | st[row, piece_of(us, QUEEN)]
-        if (depth >= NMP_MIN_DEPTH and ev >= beta and (majors != U0 or (non_pawn & (non_pawn - U1)) != U0)
+        if (depth >= NMP_MIN_DEPTH and ev >= beta
+                and (majors != U0 or (non_pawn & (non_pawn - U1)) != U0)
                 and st[row, LAST_MOVE] != NULL_MOVE and beta > -MATE_BOUND):
             r = (NMP_BASE_R + depth // NMP_DEPTH_DIV
                  + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV))
