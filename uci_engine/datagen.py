@@ -290,6 +290,21 @@ def play_chunk(backend, settings, games):
 
 
 # --- the run -----------------------------------------------------------------------------------
+def _commit():
+    """Short git hash of the engine's checkout (str), or the package version when installed."""
+    import subprocess
+    from . import __version__
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=5,
+                             cwd=os.path.dirname(os.path.abspath(__file__)))
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return f"uci_engine {__version__}"
+
+
 def _ranges(games):
     """Sorted game numbers (set of int) as inclusive ``[first, last]`` runs."""
     out = []
@@ -318,9 +333,14 @@ class Progress:
                                  f"use another --out or the same settings")
             self.done = {g for a, b in old.get("done", []) for g in range(a, b + 1)}
         self.positions = 0
+        self.commit = _commit()
 
     def save(self, extra=None):
-        data = {"settings": self.key, "done": _ranges(self.done)}
+        # nodes, seed, commit and command at the top level describe the data to
+        # scripts/tune_eval.py, which copies them into the tuned module's header
+        data = {"nodes": self.key["nodes"], "seed": self.key["seed"], "commit": self.commit,
+                "command": "uci-engine " + " ".join(sys.argv[1:]),
+                "settings": self.key, "done": _ranges(self.done)}
         data.update(extra or {})
         tmp = self.path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
