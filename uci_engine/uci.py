@@ -17,6 +17,7 @@ from .timeman import Limits
 ENGINE_NAME = f"uci_engine {__version__}"
 AUTHOR = "the uci_engine developers"
 MAX_HASH = 4096
+COLD_START_TEXT = "compiling search kernels, first start only"
 EMPTY = "<empty>"     # default of a string option with no value (Stockfish's spelling)
 
 
@@ -45,6 +46,9 @@ class UCI:
         self.lock = threading.Lock()
         self.ready = threading.Event()
         self.chosen = threading.Event()    # set once the slider backend is known
+        self.cold_known = threading.Event()  # set once we know whether kernels must compile
+        self.cold = False
+        self.cold_announced = False
         self.load_error = None
         self.engine = None
         self.sliders_text = None
@@ -95,7 +99,9 @@ class UCI:
                 self.sliders_text, self.sliders_warning = text, warning
             finally:
                 self.chosen.set()
-            from .warmup import start_leaf_compiler, warm_up
+            from .warmup import is_cold, start_leaf_compiler, warm_up
+            self.cold = is_cold()
+            self.cold_known.set()
             helper = start_leaf_compiler()
             from .engine import Engine
             eng = Engine(self.options["hash"].value)
@@ -107,6 +113,7 @@ class UCI:
             self.load_error = f"{type(exc).__name__}: {exc}"
             traceback.print_exc(file=sys.stderr)
         finally:
+            self.cold_known.set()
             self.ready.set()
 
     def _announce_sliders(self):
@@ -120,6 +127,12 @@ class UCI:
                 self.send(f"info string sliders {self.sliders_text}")
 
     def _wait_ready(self):
+        if not self.ready.is_set():
+            self.cold_known.wait()
+            if self.cold and not self.cold_announced and not self.ready.is_set():
+                # an empty Numba cache: the first isready waits while everything compiles
+                self.cold_announced = True
+                self.send(f"info string {COLD_START_TEXT}")
         self.ready.wait()
         self._announce_sliders()
         if self.engine is None:

@@ -20,10 +20,16 @@ def _marker_path():
     return os.path.join(os.environ.get("NUMBA_CACHE_DIR", ""), MARKER)
 
 
+def is_cold():
+    """True if the kernels of this cache directory (``$NUMBA_CACHE_DIR``, set by
+    :func:`uci_engine.backend.select`) have not been compiled yet: no warm-up marker."""
+    return bool(os.environ.get("NUMBA_CACHE_DIR")) and not os.path.exists(_marker_path())
+
+
 def start_leaf_compiler():
     """On a cold cache (no marker in ``$NUMBA_CACHE_DIR``), start a process compiling the
     search's leaf kernels; returns the ``Popen`` or None. Call after backend selection."""
-    if not os.environ.get("NUMBA_CACHE_DIR") or os.path.exists(_marker_path()):
+    if not is_cold():
         return None
     try:
         return subprocess.Popen([sys.executable, "-m", "uci_engine.warmup"],
