@@ -293,3 +293,28 @@ def test_load_errors_without_tables(tmp_path):
     with pytest.raises(TablebaseError):
         tb.load(str(tmp_path))
     assert not tb.active and tb.load("<empty>") == 0
+
+
+def test_corrupt_table_does_not_break_the_search(engine, tmp_path):
+    """python-chess opens tables lazily: a corrupt file shows up at the first probe, and the
+    root is then searched without the tables."""
+    for ext in (".rtbw", ".rtbz"):
+        (tmp_path / f"KQvK{ext}").write_bytes(bytes(64))
+    tb = Tablebases()
+    assert tb.load(str(tmp_path)) == 1
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    legal = engine.legal_moves()
+    assert engine._tb_filter(tb, legal) == legal
+    best, _ = engine.search(Limits(depth=3), tablebases=tb)
+    assert engine.parse_move(best) in legal
+
+
+def test_setoption_value_parsing(session):
+    """A value keeps inner spaces; tabs separate tokens; no value clears a string option."""
+    assert UCI._raw_value("setoption name SyzygyPath value /a b/c ") == "/a b/c"
+    assert UCI._raw_value("setoption\tname BookFile\tvalue\tx.bin") == "x.bin"
+    assert UCI._raw_value("setoption name SyzygyPath value") == ""
+    session(f"setoption name SyzygyPath value {TB_DIR}")
+    session("setoption name SyzygyPath")
+    assert session.uci.options["syzygypath"].value == "<empty>"
+    assert not session.uci.tablebases.active

@@ -183,11 +183,13 @@ class Tablebases:
         try:
             ranks = self._rank_dtz(board, moves, repeated, threefold)
             return {m: (r, tb_score(r, self.rule50, win)) for m, r in ranks.items()}
-        except KeyError:          # chess.syzygy.MissingTableError
+        except KeyError:          # chess.syzygy.MissingTableError: try WDL alone
             pass
+        except (OSError, ValueError):     # unreadable or corrupt table: search as usual
+            return None
         try:
             return self.rank_root_wdl(board, moves, win, threefold)
-        except KeyError:
+        except (KeyError, OSError, ValueError):
             return None
 
     def _child_is_fifty_draw(self, board):

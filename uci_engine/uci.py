@@ -4,6 +4,7 @@ Protocol reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and Stockf
 behaviour. stdout carries only protocol lines, one flushed write per line; every problem with
 the input is reported as ``info string error: ...`` and the loop keeps reading.
 """
+import re
 import sys
 import threading
 import time
@@ -276,10 +277,9 @@ class UCI:
     @staticmethod
     def _raw_value(line):
         """The text after the first ``value`` token of a setoption line, spaces inside kept
-        (paths may contain spaces)."""
-        tokens = line.strip().split(" ")
-        i = tokens.index("value")
-        return " ".join(tokens[i + 1:]).strip()
+        (paths may contain spaces); "" if there is none."""
+        m = re.search(r"(?:^|\s)value(?:\s+(.*))?$", line.strip())
+        return (m.group(1) or "").strip() if m else ""
 
     def _set_string(self, opt, value):
         """Set a string option; ``BookFile`` and ``SyzygyPath`` load their file(s) first and
