@@ -55,11 +55,8 @@ def main(argv=None):
     from .engine import Engine
     if args.command == "warmup":
         t = time.perf_counter()
-        from .warmup import compile_movegen, is_cold, start_leaf_compiler, warm_up
-        cold = is_cold()
+        from .warmup import start_leaf_compiler, warm_up
         helper = start_leaf_compiler()
-        if cold:
-            compile_movegen()
         warm_up(Engine())
         if helper is not None:
             helper.wait()

@@ -100,13 +100,11 @@ class UCI:
                 self.sliders_text, self.sliders_warning = text, warning
             finally:
                 self.chosen.set()
-            from .warmup import compile_movegen, is_cold, start_leaf_compiler, warm_up
+            from .warmup import is_cold, start_leaf_compiler, warm_up
             self.cold = is_cold()
             self.cold_known.set()
             helper = start_leaf_compiler()
             from .engine import Engine
-            if self.cold:
-                compile_movegen()
             eng = Engine(self.options["hash"].value)
             warm_up(eng, perft=False)
             if helper is not None:

@@ -1,13 +1,13 @@
 """Load or compile the kernels the engine calls, so the first real command is fast.
 
-On an empty cache (first start) the kernels ``negamax`` calls are compiled in a helper process
+On an empty cache (first start) the search's leaf kernels are compiled in a helper process
 (``python -m uci_engine.warmup``; Numba's compiler holds the GIL, so a thread would not help)
-while the engine process compiles move generation (:func:`compile_movegen`) and position
-set-up; both write the same per-backend cache directory, whose writes are atomic renames, and
-``negamax`` then loads its callees from it instead of compiling them. Only ``negamax`` itself
-is compiled alone (it links and re-optimizes its callees' code). More helper processes were
-tried: each repeats Numba's start-up and the compilation of callees shared between groups,
-which cost more CPU than they saved on two cores.
+while the engine process compiles position set-up and move generation; both write the same
+per-backend cache directory, whose writes are atomic renames, and ``negamax`` then loads the
+leaves from it. The helper compiles by signature (``dispatcher.compile``), without running
+anything. ``negamax`` itself is compiled alone: it links and re-optimizes its callees' code.
+Splitting the work further was measured and did not pay on two cores: a second helper repeats
+Numba's start-up and every callee shared between groups.
 
 Nothing that a search does not need is compiled before ``readyok``: the slider tables are built
 in numpy, perft compiles on the first ``go perft`` and the evaluation breakdown on the first
@@ -48,30 +48,13 @@ def start_leaf_compiler():
         return None
 
 
-def _movegen_args():
-    from .kernels import position as P
-    st, _ = P.new_stack(8)
-    return st, np.int64(0), np.zeros(256, dtype=np.int32)
-
-
-def compile_movegen():
-    """Compile ``generate_legal`` and ``generate_noisy`` for the engine's argument types. The
-    engine process does this first on a cold start (then position set-up) while the helper
-    compiles the rest: both generators share one compiled ``_generate``, so they belong to the
-    same process. (On a warm cache, skip it: a cached ``negamax`` needs no callee loaded.)"""
-    from numba import typeof
-    from .kernels.movegen import generate_legal, generate_noisy
-    sig = tuple(typeof(a) for a in _movegen_args())
-    generate_legal.compile(sig)
-    generate_noisy.compile(sig)
-
-
 def _leaf_jobs():
-    """The ``(dispatcher, args)`` pairs the helper compiles: the kernels ``negamax`` calls
-    (except move generation, :func:`compile_movegen`), with arguments of the types it passes
-    (arrays shaped like the engine's), in the order ``negamax`` calls them. Private helpers of
-    the search module are looked up by name and skipped if renamed: a kernel missing here is
-    only compiled later by the engine itself."""
+    """The ``(dispatcher, args)`` pairs the helper compiles: the leaf kernels of ``negamax``
+    (check test, evaluation, draw and TT helpers, move ordering with SEE, TT store, hashfull)
+    with arguments of the types it passes (arrays shaped like the engine's), in the order
+    ``negamax`` calls them. About as long to compile as what the engine process compiles
+    meanwhile (position set-up and legal-move generation), so neither waits for the other and
+    neither compiles a kernel twice."""
     from .kernels import evaluate as E
     from .kernels import position as P
     from .kernels import search as S
@@ -81,24 +64,13 @@ def _leaf_jobs():
     tt, _ = S.new_tt(1)
     i = np.int64(0)
     key = st[0, P.KEY]                                   # uint64
-
-    def fn(name):
-        return getattr(S, name, None)
     return [
         (S._in_check, (st, i, i)),
-        (fn("_check_stop"), (heur,)),
         (E.evaluate, (st, i)),
         (S.is_draw, (st, i, i)),
         (S.tt_probe, (tt, heur, key)),
-        (fn("_tt_move"), (i,)), (fn("_tt_score"), (i,)), (fn("_tt_bound"), (i,)),
-        (fn("_tt_eval"), (i,)), (fn("_tt_depth"), (i,)), (fn("score_from_tt"), (i, i)),
         (S._score_moves, (st, mb, heur, mv, i, i, i, i)),
-        (fn("_pick"), (mv, i, i, i)),
-        (P.make_move, (st, mb, i, i)),
-        (P.make_null_move, (st, mb, i)),
         (S.see, (st, mb, heur, i, i)),
-        (fn("_update_history"), (heur, i, i)),
-        (fn("score_to_tt"), (i, i)),
         (S.tt_store, (tt, heur, key, i, i, i, i, i)),
         (S.hashfull, (tt, heur)),
     ]
@@ -109,8 +81,6 @@ def _compile_leaves():
     no longer matches is skipped (the engine compiles it when it needs it)."""
     from numba import typeof
     for fn, args in _leaf_jobs():
-        if fn is None:
-            continue
         try:
             fn.compile(tuple(typeof(a) for a in args))
         except Exception:  # noqa: BLE001 - best effort: a typing error only costs time
