@@ -7,8 +7,8 @@ Usage::
                                   [--pychess-depth 4] [--lookup-samples 20000]
 
 * Each slider path (pext, magic, rayscan) runs in its own subprocess, because the backend is
-  fixed per process: ``bench_perft.py --worker BACKEND`` selects it, warms up (loads or compiles
-  the kernels, perft(2)), then times startpos perft(6) and Kiwipete perft(5) (best of
+  fixed per process: ``scripts/perft_worker.py BACKEND`` selects it, warms up (loads or
+  compiles the kernels, perft(2)), then times startpos perft(6) and Kiwipete perft(5) (best of
   ``--repeat``) and prints one JSON line. pext is skipped without BMI2.
 * python-chess: recursive perft with ``legal_moves``/``push``/``pop`` and bulk counting at the
   last ply, startpos to ``--pychess-depth``.
@@ -21,7 +21,6 @@ Usage::
   (a fresh temporary ``NUMBA_CACHE_DIR``; everything is compiled) and again with it warm.
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -29,17 +28,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-CASES = (("startpos", STARTPOS, 6, 119_060_324), ("kiwipete", KIWIPETE, 5, 193_690_690))
-BACKENDS = ("pext", "magic", "rayscan")
-
-
-def result(nodes, depth, wall, cpu):
-    cpu = cpu if cpu and cpu > 0 else wall
-    return {"depth": depth, "nodes": nodes, "seconds": wall, "nps": nodes / wall,
-            "cpu_seconds": cpu, "cpu_nps": nodes / cpu}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perft_worker import (BACKENDS, CASES, ROOT, STARTPOS, result,  # noqa: E402
+                          run_worker, worker)
 
 
 def proc_cpu_seconds(pid):
@@ -50,46 +41,6 @@ def proc_cpu_seconds(pid):
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
-
-
-# --- worker: one backend in this process ---------------------------------------------------------
-def worker(name, repeat):
-    if ROOT not in sys.path:
-        sys.path.insert(0, ROOT)
-    from uci_engine import backend
-    backend.select(name)
-    t0 = time.perf_counter()
-    import numpy as np
-    from uci_engine.fen import parse_fen
-    from uci_engine.kernels import position as P
-    from uci_engine.kernels.perft import perft
-    st, mb = P.new_stack(16)
-    for _, fen, _, _ in CASES:
-        parse_fen(fen, st, mb, 0)
-        perft(st, mb, np.int64(0), np.int64(2))
-    out = {"backend": name, "warmup_s": time.perf_counter() - t0}
-    for key, fen, depth, want in CASES:
-        parse_fen(fen, st, mb, 0)
-        best = best_cpu = None
-        for _ in range(repeat):
-            t, c = time.perf_counter(), time.process_time()
-            nodes = int(perft(st, mb, np.int64(0), np.int64(depth)))
-            dt, dc = time.perf_counter() - t, time.process_time() - c
-            if nodes != want:
-                raise SystemExit(f"{name} {key} perft({depth}) = {nodes}, expected {want}")
-            best = dt if best is None else min(best, dt)
-            best_cpu = dc if best_cpu is None else min(best_cpu, dc)
-        out[key] = result(nodes, depth, best, best_cpu)
-    print(json.dumps(out), flush=True)
-    return 0
-
-
-def run_worker(name, repeat):
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", name,
-                           "--repeat", str(repeat)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        return {"backend": name, "error": (proc.stderr or proc.stdout).strip()[-300:]}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 # --- python-chess -------------------------------------------------------------------------------
@@ -302,7 +253,6 @@ def main(argv=None):
     if not args.no_lookups and "magic" in by and "rayscan" in by:
         # Why magic / rayscan on perft is far below the lookups' own ratio: bench_sliders.py
         # times the lookups alone on perft's occupancies and bounds the 4x target.
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         import bench_sliders
         per_leaf = {name: {key: 1e9 / by[name][key]["cpu_nps"] for key, _, _, _ in CASES}
                     for name in ("magic", "rayscan")}

@@ -27,7 +27,7 @@ separates the two, in one process:
 
 Each backend's lookup functions are imported from its own module (``sliders_magic``,
 ``sliders_pext``, ``rays``); perft itself runs per backend in a subprocess of
-``scripts/bench_perft.py --worker``.
+``scripts/perft_worker.py``.
 """
 import argparse
 import os
@@ -40,9 +40,9 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import bench_perft  # noqa: E402  (the perft cases and the per-backend perft worker)
+import perft_worker  # noqa: E402  (the perft cases and the per-backend perft worker)
 
-CASES = tuple((key, fen, depth) for key, fen, depth, _ in bench_perft.CASES)
+CASES = tuple((key, fen, depth) for key, fen, depth, _ in perft_worker.CASES)
 
 
 def positions_at(board, plies):
@@ -188,10 +188,10 @@ def time_lookups(rook, bishop, repeat):
 
 
 def perft_ns_per_leaf(repeat):
-    """{backend: {case: ns per leaf}} by CPU time, from ``bench_perft.py --worker`` subprocesses."""
+    """{backend: {case: ns per leaf}} by CPU time, from ``perft_worker.py`` subprocesses."""
     out = {}
     for name in ("magic", "rayscan"):
-        data = bench_perft.run_worker(name, repeat)
+        data = perft_worker.run_worker(name, repeat)
         if "error" in data:
             raise SystemExit(f"perft worker {name}: {data['error']}")
         out[name] = {case: 1e9 / data[case]["cpu_nps"] for case, _, _ in CASES}

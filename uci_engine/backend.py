@@ -5,64 +5,12 @@ backend for the process through ``UCI_ENGINE_ACTIVE_SLIDERS`` and points ``NUMBA
 directory of that backend's own, so one backend's compiled code is never loaded for another.
 """
 import os
-import stat
-import sys
-import tempfile
 
-from . import __version__
+from .cachedir import cache_root  # noqa: F401  (re-exported: backend.cache_root)
+from . import cpu
 
 BACKENDS = ("pext", "magic", "rayscan")
 _selected = None
-
-
-def cache_root():
-    """Per-user cache directory (str) shared by all backends: ``$NUMBA_CACHE_DIR`` if the user
-    set one, else ``$XDG_CACHE_HOME`` or ``~/.cache`` plus ``uci_engine``; then
-    ``<version>-<python>``. If that base is not writable (read-only home), a private per-user
-    temp directory is used instead (:func:`_private_temp_base`). The base is pinned in
-    ``UCI_ENGINE_USER_NUMBA_CACHE_DIR`` on first use, so the ``NUMBA_CACHE_DIR`` that
-    :func:`select` sets (also in child processes) never becomes the base of a nested path."""
-    base = os.environ.get("UCI_ENGINE_USER_NUMBA_CACHE_DIR")
-    if not base:
-        base = os.environ.get("NUMBA_CACHE_DIR")
-        if not base:
-            base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
-                                                                    ".cache")
-            base = os.path.join(base, "uci_engine")
-        if not _writable(base):
-            base = _private_temp_base()
-    os.environ["UCI_ENGINE_USER_NUMBA_CACHE_DIR"] = base
-    tag = f"{__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return os.path.join(base, tag)
-
-
-def _writable(path):
-    """True if ``path`` exists or can be made, and a file can be created in it (Numba needs a
-    writable cache directory even to load from it)."""
-    try:
-        os.makedirs(path, exist_ok=True)
-        tempfile.TemporaryFile(dir=path).close()
-        return True
-    except OSError:
-        return False
-
-
-def _private_temp_base():
-    """Fallback cache base when the per-user one is not writable (read-only or missing home):
-    ``<tmp>/uci_engine-<uid>``, used only if this user owns it and nobody else can write to it
-    (cached machine code is executed); else a fresh private directory for this process."""
-    uid = os.getuid() if hasattr(os, "getuid") else None
-    if uid is not None:
-        path = os.path.join(tempfile.gettempdir(), f"uci_engine-{uid}")
-        try:
-            os.makedirs(path, mode=0o700, exist_ok=True)
-            st = os.lstat(path)
-            if (stat.S_ISDIR(st.st_mode) and st.st_uid == uid
-                    and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and _writable(path)):
-                return path
-        except OSError:
-            pass
-    return tempfile.mkdtemp(prefix="uci_engine-")
 
 
 def kernels_digest():
@@ -113,8 +61,7 @@ def choose_and_select(requested=None):
     ``requested`` is the ``--sliders`` value or None. Returns ``(backend, info_text, warning)``:
     ``info_text`` follows ``info string sliders`` (e.g. ``"magic (override UCI_ENGINE_SLIDERS)"``),
     ``warning`` is None or a message for the user. Raises ValueError for an unknown name."""
-    from .cpu import choose
-    backend, text, warning = choose(requested)
+    backend, text, warning = cpu.choose(requested)
     select(backend)
     return backend, text, warning
 

@@ -10,7 +10,7 @@ Policy (Stockfish's CPU gating; chessprogramming wiki "BMI2"):
   because compiling PEXT for a CPU without it aborts the process.
 
 ``py-cpuinfo``'s ``get_cpu_info()`` runs a subprocess (about 1 s), so the few fields used here
-are cached as JSON in the per-user cache directory (:func:`uci_engine.backend.cache_root`), keyed
+are cached as JSON in the per-user cache directory (:func:`uci_engine.cachedir.cache_root`), keyed
 on LLVM's host CPU name and a hash of its feature string. On Linux a miss reads
 ``/proc/cpuinfo`` through py-cpuinfo's fast path first (a few ms). A read-only or missing cache
 directory only disables the cache.
@@ -20,6 +20,8 @@ import json
 import os
 import platform
 import tempfile
+
+from .cachedir import cache_root
 
 OVERRIDE_ENV = "UCI_ENGINE_SLIDERS"
 CHOICES = ("pext", "magic", "rayscan")
@@ -61,7 +63,6 @@ def host_has_bmi2():
 
 
 def _cache_path():
-    from .backend import cache_root
     return os.path.join(cache_root(), _CACHE_NAME)
 
 

@@ -30,6 +30,9 @@ MAX_THREADS = 256             # the Threads option's upper bound (Stockfish allo
 HELPER_DEPTH_STAGGER = 2
 #: vote weight offset of Stockfish's get_best_thread: (score - min score + 14) * depth
 VOTE_SCORE_OFFSET = 14
+#: Score (centipawns) of a tablebase win at the root: just below the mate range, as Stockfish's
+#: VALUE_TB = VALUE_MATE_IN_MAX_PLY - 1 (see uci_engine/syzygy.py); a TB loss is its negative.
+TB_WIN = S.MATE_BOUND - 1
 
 
 def _legal(st, row):
@@ -71,6 +74,8 @@ class Engine:
         self.skill_rng = random.Random()
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
+        self.tb_hits = 0
+        self._tb_scores = None
 
     @property
     def threads(self):
@@ -242,15 +247,19 @@ class Engine:
                 return m
         return None
 
-    def search(self, limits, on_info=None, multipv=1, move_overhead=10, clock=None):
+    def search(self, limits, on_info=None, multipv=1, move_overhead=10, clock=None,
+               tablebases=None):
         """Iterative deepening with aspiration windows.
 
         ``limits`` is a :class:`uci_engine.timeman.Limits`; ``on_info(dict)`` is called after
         each finished depth and on aspiration fail-high/low with keys depth, seldepth, multipv,
-        score (cp), mate (moves or None), bound, nodes, nps, hashfull, time (ms), pv (UCI list).
-        :meth:`request_stop` (from another thread) ends the search early. ``clock`` returns seconds
-        (defaults to time.monotonic). Returns ``(best_uci, ponder_uci_or_None)``; ``best`` is
-        ``"0000"`` when there is no legal move."""
+        score (cp), mate (moves or None), bound, nodes, nps, hashfull, tbhits, time (ms), pv
+        (UCI list). :meth:`request_stop` (from another thread) ends the search early. ``clock``
+        returns seconds (defaults to time.monotonic). ``tablebases`` is None or a
+        :class:`uci_engine.syzygy.Tablebases`: when the root is in the tables, only the root
+        moves of the best tablebase rank are searched and a non-mate score is replaced by the
+        tablebase score (:meth:`_tb_filter`). Returns ``(best_uci, ponder_uci_or_None)``;
+        ``best`` is ``"0000"`` when there is no legal move."""
         clock = clock or time.monotonic
         t0 = clock()
         self._tstart = t0
@@ -267,6 +276,10 @@ class Engine:
             cap = strength.nodes_for(self.uci_elo)
             limits = dataclasses.replace(limits, nodes=min(limits.nodes or cap, cap))
             multipv = max(multipv, strength.SKILL_MULTIPV)
+        self.tb_hits = 0
+        self._tb_scores = None
+        if tablebases is not None:
+            allowed = self._tb_filter(tablebases, allowed)
         h = self.heur
         h[S.STOP] = 0
         h[S.NODES] = 0
@@ -347,6 +360,9 @@ class Engine:
         ponder = best_pvs[0][1] if len(best_pvs[0]) > 1 else self._ponder_from_tt(best)
         self.last_move = best
         self.last_score = best_scores[0]
+        if (self._tb_scores and self.last_score is not None
+                and abs(self.last_score) < S.MATE_BOUND):
+            self.last_score = self._tb_scores[best]
         self.last_nodes = self._nodes()
         return self.move_to_uci(best), (self.move_to_uci(ponder) if ponder else None)
 
@@ -422,6 +438,47 @@ class Engine:
                 best = r
         return best[1], best[2]
 
+    # --- tablebases at the root ------------------------------------------------------------
+    def _repetitions(self, moves):
+        """(repeated, threefold) for the root: ``repeated`` True if a position since the last
+        zeroing move occurred before (Stockfish's ``has_repeated``), ``threefold`` the set of
+        moves (int) of ``moves`` whose child position occurred twice before (Zobrist keys of the
+        game rows, same side to move, back to the last zeroing move)."""
+        st, root = self.st, self.root
+        lo = root - min(int(st[root, P.HALFMOVE]), root)
+        keys = [int(st[r, P.KEY]) for r in range(lo, root + 1)]
+        repeated = any(keys[i] == keys[j] for i in range(len(keys))
+                       for j in range(i - 2, -1, -2))
+        threefold = set()
+        for m in moves:
+            P.make_move(st, self.mb, np.int64(root), np.int64(m))
+            if int(st[root + 1, P.HALFMOVE]) != 0:
+                key = int(st[root + 1, P.KEY])
+                # rows with the child's side to move: root - 1, root - 3, ...
+                if sum(1 for j in range(len(keys) - 2, -1, -2) if keys[j] == key) >= 2:
+                    threefold.add(m)
+        return repeated, threefold
+
+    def _tb_filter(self, tablebases, allowed):
+        """The moves of ``allowed`` (ints) with the best tablebase rank, or ``allowed`` itself
+        when the root is not probed or a table is missing. Sets ``tb_hits`` and the TB scores
+        used by :meth:`_info`."""
+        self.tb_hits = 0
+        self._tb_scores = None
+        board = tablebases.root_board(self.fen())
+        if board is None:
+            return allowed
+        repeated, threefold = self._repetitions(allowed)
+        before = tablebases.hits
+        ranked = tablebases.rank_root(board, [self.move_to_uci(m) for m in allowed], TB_WIN,
+                                      repeated, {self.move_to_uci(m) for m in threefold})
+        self.tb_hits = tablebases.hits - before
+        if not ranked:
+            return allowed
+        best = max(r for r, _ in ranked.values())
+        self._tb_scores = {m: ranked[self.move_to_uci(m)][1] for m in allowed}
+        return [m for m in allowed if ranked[self.move_to_uci(m)][0] == best]
+
     def _aspiration(self, depth, prev_score, t0, clock, multipv, on_info, w=None):
         """Search one depth, widening the window on fail-high/low. Returns (score, pv,
         complete). ``w`` is a helper's :class:`SearchThread` (default: the main thread)."""
@@ -462,13 +519,16 @@ class Engine:
         elapsed = max(clock() - t0, 1e-6)
         nodes = self._nodes()
         mate = None
+        if (self._tb_scores and score is not None and abs(score) < S.MATE_BOUND and pv
+                and pv[0] in self._tb_scores):
+            score = self._tb_scores[pv[0]]
         if score is not None and abs(score) >= S.MATE_BOUND:
             plies = S.MATE - abs(score)
             mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
         return {"depth": depth, "seldepth": max(int(self.heur[S.SELDEPTH]), depth),
                 "multipv": multipv, "score": score, "mate": mate, "bound": bound,
                 "nodes": nodes, "nps": int(nodes / elapsed), "hashfull": self.hashfull(),
-                "time": int(elapsed * 1000), "pv": self._pv_uci(pv)}
+                "tbhits": self.tb_hits, "time": int(elapsed * 1000), "pv": self._pv_uci(pv)}
 
     def _pv_uci(self, pv):
         out = []

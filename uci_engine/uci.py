@@ -4,17 +4,22 @@ Protocol reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and Stockf
 behaviour. stdout carries only protocol lines, one flushed write per line; every problem with
 the input is reported as ``info string error: ...`` and the loop keeps reading.
 """
+import re
 import sys
 import threading
 import time
 import traceback
 
 from . import __version__
+from .book import Book, BookError
+from .syzygy import MAX_PIECES, Tablebases, TablebaseError
 from .timeman import Limits
 
 ENGINE_NAME = f"uci_engine {__version__}"
 AUTHOR = "the uci_engine developers"
 MAX_HASH = 4096
+COLD_START_TEXT = "compiling search kernels, first start only"
+EMPTY = "<empty>"     # default of a string option with no value (Stockfish's spelling)
 
 
 class Option:
@@ -28,6 +33,8 @@ class Option:
             s += f" default {self.default} min {self.lo} max {self.hi}"
         elif self.kind == "check":
             s += f" default {'true' if self.default else 'false'}"
+        elif self.kind == "string":
+            s += f" default {self.default}"
         return s
 
 
@@ -40,6 +47,9 @@ class UCI:
         self.lock = threading.Lock()
         self.ready = threading.Event()
         self.chosen = threading.Event()    # set once the slider backend is known
+        self.cold_known = threading.Event()  # set once we know whether kernels must compile
+        self.cold = False
+        self.cold_announced = False
         self.load_error = None
         self.engine = None
         self.sliders_text = None
@@ -60,7 +70,15 @@ class UCI:
             Option("Ponder", "check", False),
             Option("Move Overhead", "spin", 10, 0, 5000),
             Option("UCI_Chess960", "check", False),
+            Option("OwnBook", "check", False),
+            Option("BookFile", "string", EMPTY),
+            Option("SyzygyPath", "string", EMPTY),
+            Option("SyzygyProbeDepth", "spin", 1, 1, 100),
+            Option("Syzygy50MoveRule", "check", True),
+            Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES),
         )}
+        self.tablebases = Tablebases()
+        self.book = Book()
         self.loader = threading.Thread(target=self._load, args=(sliders,), daemon=True)
         self.loader.start()
 
@@ -82,7 +100,9 @@ class UCI:
                 self.sliders_text, self.sliders_warning = text, warning
             finally:
                 self.chosen.set()
-            from .warmup import start_leaf_compiler, warm_up
+            from .warmup import is_cold, start_leaf_compiler, warm_up
+            self.cold = is_cold()
+            self.cold_known.set()
             helper = start_leaf_compiler()
             from .engine import Engine
             eng = Engine(self.options["hash"].value)
@@ -94,6 +114,7 @@ class UCI:
             self.load_error = f"{type(exc).__name__}: {exc}"
             traceback.print_exc(file=sys.stderr)
         finally:
+            self.cold_known.set()
             self.ready.set()
 
     def _announce_sliders(self):
@@ -107,6 +128,12 @@ class UCI:
                 self.send(f"info string sliders {self.sliders_text}")
 
     def _wait_ready(self):
+        if not self.ready.is_set():
+            self.cold_known.wait()
+            if self.cold and not self.cold_announced and not self.ready.is_set():
+                # an empty Numba cache: the first isready waits while everything compiles
+                self.cold_announced = True
+                self.send(f"info string {COLD_START_TEXT}")
         self.ready.wait()
         self._announce_sliders()
         if self.engine is None:
@@ -215,6 +242,9 @@ class UCI:
                 return
             self.engine.clear()
             return
+        if opt.kind == "string":
+            self._set_string(opt, self._raw_value(line) if value is not None else "")
+            return
         if value is None or value == "":
             self.error(f"option {opt.name} needs a value")
             return
@@ -237,6 +267,36 @@ class UCI:
             self.engine.set_hash(v)
         if opt.name == "UCI_Chess960" and self.engine is not None:
             self.engine.chess960 = v
+        tb = self.tablebases
+        tb.rule50 = self.options["syzygy50moverule"].value
+        tb.probe_limit = self.options["syzygyprobelimit"].value
+        tb.probe_depth = self.options["syzygyprobedepth"].value
+
+    @staticmethod
+    def _raw_value(line):
+        """The text after the first ``value`` token of a setoption line, spaces inside kept
+        (paths may contain spaces); "" if there is none."""
+        m = re.search(r"(?:^|\s)value(?:\s+(.*))?$", line.strip())
+        return (m.group(1) or "").strip() if m else ""
+
+    def _set_string(self, opt, value):
+        """Set a string option; ``BookFile`` and ``SyzygyPath`` load their file(s) first and
+        keep the previous value (and tables or book) when that fails."""
+        value = value or EMPTY
+        try:
+            if opt.name == "SyzygyPath":
+                n = self.tablebases.load(value)
+                if n:
+                    self.send(f"info string found {n} tablebases "
+                              f"(up to {self.tablebases.max_pieces} pieces)")
+            elif opt.name == "BookFile":
+                n = self.book.load(value)
+                if n:
+                    self.send(f"info string book {value} with {n} entries")
+        except (TablebaseError, BookError) as exc:
+            self.error(f"{exc}; keeping {opt.name} {opt.value}")
+            return
+        opt.value = value
 
     def cmd_ucinewgame(self, args, line):
         if not self._wait_ready():
@@ -297,6 +357,8 @@ class UCI:
         limits = self._parse_go(args)
         if limits.perft is not None:
             self._perft(limits.perft)
+            return
+        if self._book_move(limits):
             return
         self.current_limits = limits
         self.pondering = limits.ponder
@@ -365,6 +427,28 @@ class UCI:
                 i += 1
         return lim
 
+    def _book_move(self, limits):
+        """With ``OwnBook`` on and the position in the book, answer ``bestmove`` from the book
+        at once and return True. Not for ``go infinite``, ``ponder``, ``mate`` or
+        ``searchmoves`` (analysis and pondering search as usual)."""
+        if not (self.options["ownbook"].value and self.book.loaded):
+            return False
+        if limits.infinite or limits.ponder or limits.mate or limits.searchmoves:
+            return False
+        eng = self.engine
+        try:
+            hit = self.book.probe(eng.fen(), eng.chess960)
+        except (ValueError, OSError) as exc:
+            self.error(f"book probe failed: {exc}")
+            return False
+        if hit is None or eng.parse_move(hit[0]) is None:
+            return False
+        move, ponder = hit
+        self.send(f"info string book move {move}")
+        self.current_limits = None
+        self.send(f"bestmove {move}" + (f" ponder {ponder}" if ponder else ""))
+        return True
+
     def _perft(self, depth):
         t = time.monotonic()
         total = 0
@@ -386,7 +470,8 @@ class UCI:
             if limits.ponder:
                 run.infinite = True
             best, ponder = eng.search(run, self._on_info, self.options["multipv"].value,
-                                      self.options["move overhead"].value)
+                                      self.options["move overhead"].value,
+                                      tablebases=self.tablebases)
         except Exception as exc:
             self.error(f"search failed: {type(exc).__name__}: {exc}")
             traceback.print_exc(file=sys.stderr)
@@ -412,7 +497,7 @@ class UCI:
             score += " " + d["bound"]
         self.send(f"info depth {d['depth']} seldepth {d['seldepth']} multipv {d['multipv']} "
                   f"score {score} nodes {d['nodes']} nps {d['nps']} hashfull {d['hashfull']} "
-                  f"time {d['time']} pv {' '.join(d['pv'])}")
+                  f"tbhits {d['tbhits']} time {d['time']} pv {' '.join(d['pv'])}")
 
     def _stop_search(self, wait=True):
         if self.engine is not None and not self.go_done.is_set():

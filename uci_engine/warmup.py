@@ -1,9 +1,17 @@
 """Load or compile the kernels the engine calls, so the first real command is fast.
 
-On an empty cache the search's leaf kernels are compiled in a second process while this one
-compiles move generation (Numba's compiler holds the GIL, so a thread would not help); both
-write the same per-backend cache directory, whose writes are atomic renames, and the search
-kernel then loads the leaves from it. ``python -m uci_engine.warmup`` is that second process.
+On an empty cache (first start) the search's leaf kernels are compiled in a helper process
+(``python -m uci_engine.warmup``; Numba's compiler holds the GIL, so a thread would not help)
+while the engine process compiles position set-up and move generation; both write the same
+per-backend cache directory, whose writes are atomic renames, and ``negamax`` then loads the
+leaves from it. The helper compiles by signature (``dispatcher.compile``), without running
+anything. ``negamax`` itself is compiled alone: it links and re-optimizes its callees' code.
+Splitting the work further was measured and did not pay on two cores: a second helper repeats
+Numba's start-up and every callee shared between groups.
+
+Nothing that a search does not need is compiled before ``readyok``: the slider tables are built
+in numpy, perft compiles on the first ``go perft`` and the evaluation breakdown on the first
+``eval``; ``uci-engine warmup`` compiles everything.
 """
 import os
 import subprocess
@@ -20,10 +28,17 @@ def _marker_path():
     return os.path.join(os.environ.get("NUMBA_CACHE_DIR", ""), MARKER)
 
 
+def is_cold():
+    """True if the kernels of this cache directory (``$NUMBA_CACHE_DIR``, set by
+    :func:`uci_engine.backend.select`) have not been compiled yet: no warm-up marker."""
+    return bool(os.environ.get("NUMBA_CACHE_DIR")) and not os.path.exists(_marker_path())
+
+
 def start_leaf_compiler():
-    """On a cold cache (no marker in ``$NUMBA_CACHE_DIR``), start a process compiling the
-    search's leaf kernels; returns the ``Popen`` or None. Call after backend selection."""
-    if not os.environ.get("NUMBA_CACHE_DIR") or os.path.exists(_marker_path()):
+    """On a cold cache (no marker in ``$NUMBA_CACHE_DIR``), start the helper process that
+    compiles the search's leaf kernels (:func:`_leaf_jobs`); returns its ``Popen``, or None on
+    a warm cache. Call after backend selection."""
+    if not is_cold():
         return None
     try:
         return subprocess.Popen([sys.executable, "-m", "uci_engine.warmup"],
@@ -33,28 +48,43 @@ def start_leaf_compiler():
         return None
 
 
-def _compile_leaves():
-    """Call each leaf kernel of ``negamax`` once with the argument types negamax uses."""
-    from .fen import STARTPOS, parse_fen
+def _leaf_jobs():
+    """The ``(dispatcher, args)`` pairs the helper compiles: the leaf kernels of ``negamax``
+    (check test, evaluation, draw and TT helpers, move ordering with SEE, TT store, hashfull)
+    with arguments of the types it passes (arrays shaped like the engine's), in the order
+    ``negamax`` calls them. About as long to compile as what the engine process compiles
+    meanwhile (position set-up and legal-move generation), so neither waits for the other and
+    neither compiles a kernel twice."""
     from .kernels import evaluate as E
     from .kernels import position as P
     from .kernels import search as S
     st, mb = P.new_stack(8)
-    parse_fen(STARTPOS, st, mb)
     mv = S.new_move_buffers()
     heur = S.new_heur()
-    tt, mask = S.new_tt(1)
-    heur[S.TT_MASK] = mask
-    row = np.int64(0)
-    m = np.int64(12 | (28 << 6))                        # e2e4
-    E.evaluate(st, row)
-    S.see(st, mb, heur, row, m)
-    S._score_moves(st, mb, heur, mv, row, row, np.int64(0), np.int64(0))
-    S.is_draw(st, row, np.int64(0))
-    S.tt_probe(tt, heur, st[0, P.KEY])
-    S.tt_store(tt, heur, st[0, P.KEY], np.int64(0), np.int64(0), np.int64(0), np.int64(1),
-               np.int64(1))
-    S.hashfull(tt, heur)
+    tt, _ = S.new_tt(1)
+    i = np.int64(0)
+    key = st[0, P.KEY]                                   # uint64
+    return [
+        (S._in_check, (st, i, i)),
+        (E.evaluate, (st, i)),
+        (S.is_draw, (st, i, i)),
+        (S.tt_probe, (tt, heur, key)),
+        (S._score_moves, (st, mb, heur, mv, i, i, i, i)),
+        (S.see, (st, mb, heur, i, i)),
+        (S.tt_store, (tt, heur, key, i, i, i, i, i)),
+        (S.hashfull, (tt, heur)),
+    ]
+
+
+def _compile_leaves():
+    """Compile (without running) the kernels of :func:`_leaf_jobs`; a kernel whose signature
+    no longer matches is skipped (the engine compiles it when it needs it)."""
+    from numba import typeof
+    for fn, args in _leaf_jobs():
+        try:
+            fn.compile(tuple(typeof(a) for a in args))
+        except Exception:  # noqa: BLE001 - best effort: a typing error only costs time
+            pass
 
 
 def warm_up(engine, perft=True):
@@ -62,16 +92,19 @@ def warm_up(engine, perft=True):
     :class:`uci_engine.engine.Engine`), then clear its TT and heuristics, and mark the cache
     warm.
 
-    ``perft=False`` leaves out the perft kernels: the UCI loop answers ``readyok`` once what a
-    game needs is compiled, and ``go perft`` compiles perft on first use. ``uci-engine warmup``
+    ``perft=False`` leaves out what a game does not need, the perft kernels and the evaluation
+    breakdown (``eval_terms``): the UCI loop answers ``readyok`` once the search is compiled,
+    and ``go perft`` / ``eval`` compile theirs on first use. ``uci-engine warmup`` (``perft=True``)
     compiles everything."""
     engine.legal_moves()
     engine.search(Limits(depth=3))
     engine.static_eval()
     engine.hashfull()
     if perft:
+        from .kernels.evaluate import format_eval
         engine.perft(2)
         engine.perft_divide(2)
+        format_eval(engine.st, engine.root)
     engine.clear()
     try:
         with open(_marker_path(), "w") as f:

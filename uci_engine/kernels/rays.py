@@ -50,6 +50,25 @@ def bishop_attacks_slow(sq, occ):
     return _ray_scan(sq, occ, True)
 
 
+def ray_attacks_np(sq, occs, bishop):
+    """Ray-scan attacks (uint64[n]) of a rook (or, if ``bishop``, a bishop) on ``sq`` over each
+    occupancy of ``occs`` (uint64[n]), vectorized with numpy: what :func:`_ray_scan` computes,
+    for building tables at import without compiling anything (a cold start compiles only what
+    the search calls)."""
+    occs = np.asarray(occs, dtype=np.uint64)
+    out = np.zeros(occs.shape, dtype=np.uint64)
+    f0, r0 = sq % 8, sq // 8
+    for df, dr in (BISHOP_DIRS if bishop else ROOK_DIRS):
+        open_ = np.ones(occs.shape, dtype=bool)
+        f, r = f0 + df, r0 + dr
+        while 0 <= f < 8 and 0 <= r < 8:
+            b = np.uint64(1 << (r * 8 + f))
+            out[open_] |= b
+            open_ &= (occs & b) == 0
+            f, r = f + df, r + dr
+    return out
+
+
 def _py_ray(sq, dirs, occ=0, exclude_edges=False):
     """Plain-Python ray scan returning a Python int bitboard (table building only)."""
     out = 0

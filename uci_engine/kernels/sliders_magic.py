@@ -7,11 +7,12 @@ For square ``sq`` and occupancy ``occ`` (uint64)::
 in wrapping uint64 arithmetic; the bishop lookup is the same with the ``BISHOP_`` arrays. Every
 square owns ``2**popcount(mask)`` consecutive slots of one flat table per piece (102,400 rook and
 5,248 bishop entries, about 840 KiB). The magics come from the generated module
-:mod:`.magics` (``scripts/find_magics.py``); the tables are built here at import time from the
-ray-scan oracle in :mod:`.rays`. All arrays are module globals, so Numba freezes them into every
+:mod:`.magics` (``scripts/find_magics.py``); the tables are built here at import time in plain
+numpy (:func:`subset_attacks_np`, a vectorized ray scan from :mod:`.rays`), so a cold start
+compiles no table builder; the compiled :func:`subset_attacks` stays as their oracle. All arrays are module globals, so Numba freezes them into every
 compiled caller as constants (seeds 000, 003, 004 describe the technique).
 
-:func:`subset_attacks` and the offsets are shared with :mod:`.sliders_pext`, whose tables have
+:func:`subset_attacks_np` and the offsets are shared with :mod:`.sliders_pext`, whose tables have
 the same layout but a different order inside each square's block.
 """
 import numpy as np
@@ -19,7 +20,8 @@ from numba import njit
 
 from .bitboard import U0, popcount
 from .magics import BISHOP_MAGICS, BISHOP_SHIFTS, ROOK_MAGICS, ROOK_SHIFTS
-from .rays import BISHOP_MASKS, ROOK_MASKS, bishop_attacks_slow, rook_attacks_slow
+from .rays import (BISHOP_MASKS, ROOK_MASKS, bishop_attacks_slow, carry_rippler_subsets,
+                   ray_attacks_np, rook_attacks_slow)
 
 
 @njit(cache=True)
@@ -52,21 +54,32 @@ def subset_attacks(masks, bishop):
     return offsets, occs, atts
 
 
-@njit(cache=True)
-def _magic_table(masks, magics, shifts, offsets, occs, atts):
-    """Scatter ``atts`` into a flat uint64 table at each subset's magic index (see module doc).
-    Square blocks follow ``offsets``; returns uint64[offsets[64]]."""
-    table = np.zeros(offsets[64], dtype=np.uint64)
+def subset_attacks_np(masks, bishop):
+    """:func:`subset_attacks` in plain numpy (same arrays, same order), used to build the
+    tables at import: a compiled builder would cost each cold start about 2 s of JIT
+    compilation for code that runs once."""
+    sizes = [1 << bin(int(m)).count("1") for m in masks]
+    offsets = np.zeros(65, dtype=np.uint64)
+    offsets[1:] = np.cumsum(sizes, dtype=np.uint64)
+    occs = np.empty(int(offsets[64]), dtype=np.uint64)
+    atts = np.empty(int(offsets[64]), dtype=np.uint64)
     for sq in range(64):
-        for i in range(offsets[sq], offsets[sq + 1]):
-            idx = offsets[sq] + ((occs[i] * magics[sq]) >> shifts[sq])
-            table[idx] = atts[i]
-    return table
+        lo, hi = int(offsets[sq]), int(offsets[sq + 1])
+        occs[lo:hi] = carry_rippler_subsets(int(masks[sq]))
+        atts[lo:hi] = ray_attacks_np(sq, occs[lo:hi], bishop)
+    return offsets, occs, atts
 
 
 def _build(masks, magics, shifts, bishop):
-    offsets, occs, atts = subset_attacks(masks, bishop)
-    return offsets, _magic_table(masks, magics, shifts, offsets, occs, atts)
+    """(offsets uint64[65], table uint64[offsets[64]]): each attack set of
+    :func:`subset_attacks_np` at its square's offset plus its magic index."""
+    offsets, occs, atts = subset_attacks_np(masks, bishop)
+    table = np.zeros(int(offsets[64]), dtype=np.uint64)
+    for sq in range(64):
+        lo, hi = int(offsets[sq]), int(offsets[sq + 1])
+        idx = (occs[lo:hi] * magics[sq]) >> shifts[sq]       # wrapping uint64 multiply
+        table[lo + idx.astype(np.int64)] = atts[lo:hi]
+    return offsets, table
 
 
 #: uint64[64]: relevant-occupancy masks (edges excluded), magics and right shifts per square.

@@ -7,8 +7,8 @@ For square ``sq`` and occupancy ``occ`` (uint64)::
 ``pext`` gathers the bits of ``occ`` selected by the mask into the low bits, so the index is
 dense and needs no magic. Same flat layout and offsets as :mod:`.sliders_magic` (102,400 rook
 and 5,248 bishop entries), but a different order inside each square's block, hence separate
-``*_PEXT_TABLE`` arrays. The tables are built with a software PEXT; only the lookups use the
-hardware instruction, emitted as ``llvm.x86.bmi.pext.64`` (seeds 000 and 003 cover the method).
+``*_PEXT_TABLE`` arrays. The tables are built in numpy at import (carry-rippler order is PEXT
+order; :func:`pext_soft` checks it in the tests); only the lookups use the hardware instruction, emitted as ``llvm.x86.bmi.pext.64`` (seeds 000 and 003 cover the method).
 
 Import this module only after BMI2 has been confirmed (:mod:`uci_engine.cpu`): compiling the
 intrinsic for a CPU without BMI2 aborts the whole process, which no ``try`` can catch. The guard
@@ -29,7 +29,7 @@ from numba.extending import intrinsic  # noqa: E402
 
 from .bitboard import U0, U1  # noqa: E402
 from .sliders_magic import (BISHOP_MASK, BISHOP_OFFSET, ROOK_MASK, ROOK_OFFSET,  # noqa: E402
-                            subset_attacks)
+                            subset_attacks_np)
 
 
 @intrinsic
@@ -67,19 +67,12 @@ def pext_soft(x, mask):
     return out
 
 
-@njit(cache=True)
-def _pext_table(masks, offsets, occs, atts):
-    """Place each ``atts[i]`` at ``offsets[sq] + pext_soft(occs[i], masks[sq])``; uint64[total]."""
-    table = np.zeros(offsets[64], dtype=np.uint64)
-    for sq in range(64):
-        for i in range(offsets[sq], offsets[sq + 1]):
-            table[offsets[sq] + pext_soft(occs[i], masks[sq])] = atts[i]
-    return table
-
-
 def _build(masks, bishop):
-    offsets, occs, atts = subset_attacks(masks, bishop)
-    return _pext_table(masks, offsets, occs, atts)
+    """The PEXT table (uint64[total]): the k-th subset of a square's mask in carry-rippler
+    order is the one whose PEXT over the mask is k, so the attack sets of
+    :func:`.sliders_magic.subset_attacks_np` are already in PEXT order (tested against
+    :func:`pext_soft` in tests/test_sliders.py)."""
+    return subset_attacks_np(masks, bishop)[2]
 
 
 #: uint64[102400], uint64[5248]: attack sets at PEXT indices (layout of ROOK_OFFSET etc.).

@@ -1,0 +1,320 @@
+"""Syzygy tablebases at the root (:mod:`uci_engine.syzygy`): the UCI options, root ranking
+checked against python-chess's own probes, and games the engine plays against itself.
+
+Tables in tests/data/syzygy: KQvK, KRvK, KRvKR, KPvK, and KBvK/KNvK (80-byte files) for the
+under-promotions of KPvK.
+"""
+import io
+import os
+import shutil
+import time
+from pathlib import Path
+
+import chess
+import chess.syzygy
+import pytest
+
+from uci_engine import syzygy
+from uci_engine.engine import TB_WIN, Engine
+from uci_engine.kernels.search import MATE_BOUND
+from uci_engine.syzygy import MAX_DTZ, Tablebases, TablebaseError
+from uci_engine.timeman import Limits
+from uci_engine.uci import UCI
+
+TB_DIR = Path(__file__).parent / "data" / "syzygy"
+# Node budget per move in the self-play games: without the tables the engine draws all three
+# wins below at this budget (KQvK, KRvK by repetition, KPvK by losing the pawn).
+NODES = 1000
+MAX_PLIES = 200
+
+
+@pytest.fixture(scope="module")
+def tables():
+    tb = Tablebases()
+    assert tb.load(str(TB_DIR)) == 6
+    assert tb.max_pieces == 4
+    yield tb
+    tb.close()
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    with chess.syzygy.open_tablebase(str(TB_DIR)) as tb:
+        yield tb
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return Engine(1)
+
+
+def play(engine, tables, fen, max_plies=MAX_PLIES):
+    """Engine-vs-itself from ``fen`` at ``NODES`` nodes a move; returns the final board."""
+    board = chess.Board(fen)
+    moves = []
+    while not board.is_game_over(claim_draw=True) and len(moves) < max_plies:
+        engine.set_position(fen, moves)
+        best, _ = engine.search(Limits(nodes=NODES), tablebases=tables)
+        move = chess.Move.from_uci(best)
+        assert move in board.legal_moves, (board.fen(), best)
+        board.push(move)
+        moves.append(best)
+    return board
+
+
+# --- ranking helpers ----------------------------------------------------------------------------
+
+def test_rank_order():
+    r = syzygy.rank_of
+    # wins before cursed wins before draws before blessed losses before losses
+    assert r(1, 0, False) > r(5, 0, False) > r(5, 95, False) > r(0, 0, False) \
+        > r(-60, 0, False) > r(-5, 0, False) > r(-1, 0, False)
+    # a repetition since the last zeroing move demotes a win to the cursed range
+    assert r(5, 0, True) == MAX_DTZ // 2 - 5
+    assert syzygy.tb_score(r(3, 0, False), True, TB_WIN) == TB_WIN
+    assert syzygy.tb_score(r(-3, 0, False), True, TB_WIN) == -TB_WIN
+    # zeroing (mate) exactly on the 100th ply still wins; one ply later the win is cursed
+    assert syzygy.tb_score(r(5, 95, False), True, TB_WIN) == TB_WIN
+    assert syzygy.tb_score(r(5, 96, False), True, TB_WIN) == 49
+    assert syzygy.tb_score(r(40, 99, False), True, TB_WIN) == 30    # (200 - 139) / 2
+    assert syzygy.tb_score(r(100, 99, False), True, TB_WIN) == 1    # at least 1 cp
+    assert syzygy.tb_score(r(5, 96, False), False, TB_WIN) == TB_WIN
+    assert syzygy.tb_score(0, True, TB_WIN) == 0
+    assert TB_WIN < MATE_BOUND    # shown as cp, never as a mate
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
+    "8/8/3rk3/8/8/3RK3/8/8 w - - 0 1",
+    "8/8/3rk3/8/8/3RK3/8/8 b - - 0 1",
+    "8/8/8/8/4k3/1P6/8/2K5 w - - 70 1",
+    "8/8/8/8/4k3/1P6/8/2K5 b - - 0 1",
+    "2k5/8/8/8/8/8/5r2/4K2R w - - 0 1",
+])
+def test_root_filter_keeps_the_best_outcome(engine, tables, oracle, fen):
+    """Every move the search may play keeps the root's WDL (python-chess's probe of each child
+    as the oracle); in a won root those moves are exactly the ones of least DTZ."""
+    engine.set_position(fen, [])
+    board = chess.Board(fen)
+    legal = engine.legal_moves()
+    kept = {engine.move_to_uci(m) for m in engine._tb_filter(tables, legal)}
+    assert engine.tb_hits > 0
+    root = oracle.probe_wdl(board)
+
+    def child(uci):
+        board.push_uci(uci)
+        try:
+            if board.is_checkmate():
+                return 2, 1
+            wdl = -oracle.probe_wdl(board)
+            if board.halfmove_clock == 0:
+                return wdl, syzygy.dtz_before_zeroing(wdl)
+            d = -oracle.probe_dtz(board)
+            return wdl, d + (d > 0) - (d < 0)
+        finally:
+            board.pop()
+    res = {engine.move_to_uci(m): child(engine.move_to_uci(m)) for m in legal}
+    assert kept and all(res[m][0] == root for m in kept), (res, kept)
+    if root == 2:
+        least = min(d for w, d in res.values() if w == 2)
+        assert kept == {m for m, (w, d) in res.items() if w == 2 and d == least}
+
+
+def test_root_not_probed(engine, tables):
+    """Castling rights, too many pieces or SyzygyProbeLimit below the piece count: no probe."""
+    for fen in ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "4k3/8/8/8/8/8/1PPP4/4K3 w - - 0 1"):
+        engine.set_position(fen, [])
+        legal = engine.legal_moves()
+        assert engine._tb_filter(tables, legal) == legal and engine.tb_hits == 0
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    legal = engine.legal_moves()
+    tables.probe_limit = 2
+    try:
+        assert engine._tb_filter(tables, legal) == legal and engine.tb_hits == 0
+    finally:
+        tables.probe_limit = syzygy.MAX_PIECES
+
+
+def test_missing_table_searches_all_moves(engine, tmp_path):
+    """KQvK root with only KRvK loaded: no ranking, the whole move list is searched."""
+    for ext in (".rtbw", ".rtbz"):
+        shutil.copy(TB_DIR / f"KRvK{ext}", tmp_path)
+    tb = Tablebases()
+    tb.load(str(tmp_path))
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    legal = engine.legal_moves()
+    assert engine._tb_filter(tb, legal) == legal
+    tb.close()
+
+
+def test_wdl_only_ranking(engine, oracle, tmp_path):
+    """Without DTZ files the root is ranked by WDL: every kept move keeps the draw."""
+    for name in ("KRvKR", "KRvK"):
+        shutil.copy(TB_DIR / f"{name}.rtbw", tmp_path)
+    tb = Tablebases()
+    tb.load(str(tmp_path))
+    fen = "8/8/3rk3/8/8/3RK3/8/8 w - - 0 1"
+    engine.set_position(fen, [])
+    kept = [engine.move_to_uci(m) for m in engine._tb_filter(tb, engine.legal_moves())]
+    board = chess.Board(fen)
+    for uci in kept:
+        board.push_uci(uci)
+        assert oracle.probe_wdl(board) == 0, uci
+        board.pop()
+    assert len(kept) < board.legal_moves.count()     # the rook-hanging moves are gone
+    tb.close()
+
+
+# --- self-play games ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fen", [
+    "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",       # KQvK, DTZ 17
+    "8/8/8/4k3/8/8/8/KR6 w - - 0 1",       # KRvK, DTZ 29
+])
+def test_converts_to_mate(engine, tables, fen):
+    board = play(engine, tables, fen)
+    assert board.is_checkmate() and board.turn == chess.BLACK, board.fen()
+
+
+def test_krvkr_is_held(engine, tables, oracle):
+    fen = "8/8/3rk3/8/8/3RK3/8/8 w - - 0 1"
+    board = play(engine, tables, fen)
+    assert not board.is_checkmate()
+    replay = chess.Board(fen)
+    for move in board.move_stack:
+        replay.push(move)
+        if chess.popcount(replay.occupied) <= 4:
+            assert oracle.probe_wdl(replay) == 0, replay.fen()
+
+
+def test_kpvk_win_survives_the_fifty_move_rule(engine, tables):
+    """DTZ 15 with the halfmove clock at 84: one wasted move hands Black a fifty-move draw."""
+    board = play(engine, tables, "8/8/8/4k3/8/1P6/8/K7 w - - 84 1")
+    assert board.is_checkmate() and board.turn == chess.BLACK, board.fen()
+
+
+def test_search_reports_tb_score_and_hits(engine, tables):
+    engine.set_position("8/8/3rk3/8/8/3RK3/8/8 w - - 0 1", [])
+    seen = []
+    engine.search(Limits(depth=4), on_info=seen.append, tablebases=tables)
+    assert seen and all(d["score"] == 0 and d["tbhits"] > 0 for d in seen)
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    seen = []
+    engine.search(Limits(depth=3), on_info=seen.append, tablebases=tables)
+    assert seen and all(d["score"] == TB_WIN and d["mate"] is None for d in seen)
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    seen = []
+    engine.search(Limits(depth=3), on_info=seen.append)       # no tables: no hits
+    assert seen and all(d["tbhits"] == 0 and d["score"] != TB_WIN for d in seen)
+
+
+# --- UCI ----------------------------------------------------------------------------------------
+
+class Session:
+    """A :class:`uci_engine.uci.UCI` in this process, writing to a string buffer."""
+
+    def __init__(self):
+        self.out = io.StringIO()
+        self.uci = UCI(out=self.out)
+        self.pos = 0
+
+    def __call__(self, *lines):
+        for line in lines:
+            self.uci.handle(line)
+        assert self.uci.go_done.wait(120)
+        text = self.out.getvalue()
+        new, self.pos = text[self.pos:], len(text)
+        return new.splitlines()
+
+
+@pytest.fixture
+def session():
+    return Session()
+
+
+def test_uci_lists_the_options(session):
+    lines = session("uci")
+    for want in ("option name SyzygyPath type string default <empty>",
+                 "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
+                 "option name Syzygy50MoveRule type check default true",
+                 "option name SyzygyProbeLimit type spin default 7 min 0 max 7"):
+        assert want in lines, lines
+
+
+def test_uci_load_bad_path_keeps_tables(session, tmp_path):
+    assert session(f"setoption name SyzygyPath value {TB_DIR}") == \
+        ["info string found 6 tablebases (up to 4 pieces)"]
+    for bad in (str(tmp_path / "missing"), str(tmp_path)):     # no directory; no tables
+        lines = session(f"setoption name SyzygyPath value {bad}")
+        assert len(lines) == 1 and lines[0].startswith("info string error: SyzygyPath"), lines
+        assert session.uci.options["syzygypath"].value == str(TB_DIR)
+        assert session.uci.tablebases.tables == 6
+    for bad in ("SyzygyProbeLimit value 8", "SyzygyProbeDepth value 0",
+                "Syzygy50MoveRule value maybe", "SyzygyProbeLimit value x"):
+        lines = session(f"setoption name {bad}")
+        assert len(lines) == 1 and lines[0].startswith("info string error:"), lines
+    assert session.uci.tablebases.probe_limit == 7 and session.uci.tablebases.rule50
+    session("setoption name SyzygyPath value <empty>")
+    assert session.uci.tablebases.tables == 0 and not session.uci.tablebases.active
+
+
+def test_uci_path_with_spaces_and_list(session, tmp_path):
+    spaced = tmp_path / "my tables"
+    spaced.mkdir()
+    for ext in (".rtbw", ".rtbz"):
+        shutil.copy(TB_DIR / f"KQvK{ext}", spaced)
+    assert session(f"setoption name SyzygyPath value {spaced}") == \
+        ["info string found 1 tablebases (up to 3 pieces)"]
+    both = os.pathsep.join([str(spaced), str(TB_DIR)])
+    assert session(f"setoption name SyzygyPath value {both}")[0].startswith(
+        "info string found 6 tablebases")
+
+
+def test_uci_go_in_tablebase(session):
+    session(f"setoption name SyzygyPath value {TB_DIR}")
+    lines = session("isready", "position fen 8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
+    assert lines == ["readyok"] or lines[-1] == "readyok", lines
+    session.uci.handle("go depth 4")
+    deadline = time.monotonic() + 120
+    while "bestmove" not in session.out.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    lines = session()
+    info = [ln for ln in lines if ln.startswith("info depth")]
+    assert info and all(f"score cp {TB_WIN} " in ln for ln in info), info
+    assert all(int(ln.split(" tbhits ")[1].split()[0]) > 0 for ln in info), info
+    assert lines[-1].startswith("bestmove ")
+
+
+def test_load_errors_without_tables(tmp_path):
+    tb = Tablebases()
+    with pytest.raises(TablebaseError):
+        tb.load(str(tmp_path / "nope"))
+    (tmp_path / "README").write_text("not a table")
+    with pytest.raises(TablebaseError):
+        tb.load(str(tmp_path))
+    assert not tb.active and tb.load("<empty>") == 0
+
+
+def test_corrupt_table_does_not_break_the_search(engine, tmp_path):
+    """python-chess opens tables lazily: a corrupt file shows up at the first probe, and the
+    root is then searched without the tables."""
+    for ext in (".rtbw", ".rtbz"):
+        (tmp_path / f"KQvK{ext}").write_bytes(bytes(64))
+    tb = Tablebases()
+    assert tb.load(str(tmp_path)) == 1
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    legal = engine.legal_moves()
+    assert engine._tb_filter(tb, legal) == legal
+    best, _ = engine.search(Limits(depth=3), tablebases=tb)
+    assert engine.parse_move(best) in legal
+
+
+def test_setoption_value_parsing(session):
+    """A value keeps inner spaces; tabs separate tokens; no value clears a string option."""
+    assert UCI._raw_value("setoption name SyzygyPath value /a b/c ") == "/a b/c"
+    assert UCI._raw_value("setoption\tname BookFile\tvalue\tx.bin") == "x.bin"
+    assert UCI._raw_value("setoption name SyzygyPath value") == ""
+    session(f"setoption name SyzygyPath value {TB_DIR}")
+    session("setoption name SyzygyPath")
+    assert session.uci.options["syzygypath"].value == "<empty>"
+    assert not session.uci.tablebases.active

@@ -1,0 +1,244 @@
+"""Syzygy endgame tablebases at the root (plain Python, through python-chess's ``chess.syzygy``).
+
+What the UCI options ``SyzygyPath``, ``SyzygyProbeLimit``, ``Syzygy50MoveRule`` and
+``SyzygyProbeDepth`` drive. The technique is Stockfish's root ranking
+(``Tablebases::rank_root_moves``, ``root_probe`` and ``root_probe_wdl`` in
+src/syzygy/tbprobe.cpp; chessprogramming wiki "Syzygy Bases"):
+
+* when the root position has at most ``min(SyzygyProbeLimit, largest table)`` pieces and no
+  castling rights, every root move is played on a python-chess board and the resulting position
+  probed: a zeroing move (capture, pawn move) takes its DTZ from the WDL value
+  (:func:`dtz_before_zeroing`), a move into a draw by the fifty-move rule (only with
+  ``Syzygy50MoveRule``) or into a threefold repetition gets DTZ 0, any other move the child's
+  DTZ plus one ply; a mating move has DTZ 1;
+* each move gets a rank (:func:`rank_of`): wins before draws before losses; wins that the
+  fifty-move counter would spoil ("cursed") rank below clean wins, losses it would save
+  ("blessed") above clean losses; among wins the shorter DTZ ranks higher and among losses the
+  longer (Stockfish's ``rankDTZ`` ordering, which it uses when DTZ is the distance to mate; we
+  always use it, because our search at short time controls does not find long conversions on
+  its own);
+* the search then runs over the moves of the best rank only. If a DTZ table is missing, the
+  moves are ranked by WDL alone (:meth:`Tablebases.rank_root_wdl`), which keeps the outcome but
+  does not guarantee progress.
+
+Scores (centipawns, from the side to move, :func:`tb_score`): a TB win is reported as
+``win`` (the engine passes ``MATE_BOUND - 1``, just below its mate range, like Stockfish's
+``VALUE_MATE_IN_MAX_PLY - 1``), a TB loss as ``-win``, a draw as 0, and with
+``Syzygy50MoveRule`` cursed wins / blessed losses as 1..49 cp / -1..-49 cp, growing as the
+position gets closer to a real win (Stockfish's formula with a 100 cp pawn). A mate score found
+by the search is kept.
+
+Not done: probing inside the search (WDL at interior nodes, ``SyzygyProbeDepth``). The search
+is one compiled Numba kernel; calling back into python-chess at interior nodes would cost
+tens of microseconds per probe against well under a microsecond per node, so
+``SyzygyProbeDepth`` is accepted for GUI compatibility but has no effect.
+
+python-chess is imported lazily; without it :meth:`Tablebases.load` raises
+:class:`TablebaseError` with an install hint.
+"""
+import os
+
+#: Stockfish's MAX_DTZ (tbprobe.h): ranks live in [-MAX_DTZ, MAX_DTZ].
+MAX_DTZ = 1 << 18
+#: Stockfish's rank of a WDL value -2..2 when only WDL tables are available (root_probe_wdl).
+WDL_TO_RANK = (-MAX_DTZ, -MAX_DTZ + 101, 0, MAX_DTZ - 101, MAX_DTZ)
+#: centipawns of a pawn in the cursed-win score formula (Stockfish uses its PawnValue).
+PAWN_CP = 100
+#: fifty-move rule: a draw once the halfmove clock reaches this many plies.
+FIFTY_MOVE_PLIES = 100
+#: largest ``SyzygyProbeLimit`` (Stockfish's option maximum; 7-piece tables).
+MAX_PIECES = 7
+
+
+class TablebaseError(ValueError):
+    """A ``SyzygyPath`` that cannot be used (message suitable for ``info string error:``)."""
+
+
+def dtz_before_zeroing(wdl):
+    """DTZ (plies, int) of a position reached by a zeroing move, from its WDL value -2..2
+    (Stockfish's ``dtz_before_zeroing``): win 1, cursed win 101, draw 0, blessed loss -101,
+    loss -1."""
+    return (-1, -101, 0, 101, 1)[wdl + 2]
+
+
+def rank_of(dtz, cnt50, repeated):
+    """Rank (int) of a root move whose DTZ counted from the root is ``dtz`` plies (> 0 win,
+    < 0 loss, 0 draw), with the root's halfmove clock ``cnt50`` and ``repeated`` True if a
+    position repeated since the last zeroing move (Stockfish's root_probe with rankDTZ)."""
+    if dtz > 0:
+        if dtz + cnt50 <= FIFTY_MOVE_PLIES - 1 and not repeated:
+            return MAX_DTZ - dtz
+        return MAX_DTZ // 2 - (dtz + cnt50)
+    if dtz < 0:
+        if -dtz * 2 + cnt50 < FIFTY_MOVE_PLIES:
+            return -MAX_DTZ - dtz
+        return -MAX_DTZ // 2 + (-dtz + cnt50)
+    return 0
+
+
+def tb_score(rank, rule50, win):
+    """Score (centipawns, side to move) shown for a root move of rank ``rank``; ``win`` is the
+    score of a TB win (see the module docstring)."""
+    bound = MAX_DTZ // 2 - FIFTY_MOVE_PLIES if rule50 else 1
+    if rank >= bound:
+        return win
+    if rank > 0:
+        return max(3, rank - (MAX_DTZ // 2 - 200)) * PAWN_CP // 200
+    if rank == 0:
+        return 0
+    if rank > -bound:
+        return -(max(3, -rank - (MAX_DTZ // 2 - 200)) * PAWN_CP // 200)
+    return -win
+
+
+def _table_pieces(name):
+    """Number of pieces (int) of table ``name`` such as ``"KRvKP"``."""
+    return len(name.replace("v", ""))
+
+
+class Tablebases:
+    """The loaded Syzygy tables and the root-probing options.
+
+    Attributes set by the UCI layer: ``rule50`` (bool, ``Syzygy50MoveRule``), ``probe_limit``
+    (int 0..7, ``SyzygyProbeLimit``; 0 disables probing), ``probe_depth`` (int,
+    ``SyzygyProbeDepth``, stored only). ``hits`` counts probes (the UCI ``tbhits``)."""
+
+    def __init__(self):
+        self._tb = None
+        self.path = ""
+        self.tables = 0          # WDL tables loaded
+        self.max_pieces = 0      # pieces of the largest loaded table
+        self.rule50 = True
+        self.probe_limit = MAX_PIECES
+        self.probe_depth = 1
+        self.hits = 0
+
+    @property
+    def active(self):
+        return self._tb is not None and self.probe_limit > 0
+
+    def load(self, path):
+        """Load every table in ``path`` (directories separated by ``os.pathsep``, as
+        Stockfish's SyzygyPath; ``""`` or ``"<empty>"`` unloads). Returns the number of WDL
+        tables. Raises :class:`TablebaseError` (python-chess missing, a directory that does
+        not exist, no tables found); the tables loaded before stay in use."""
+        path = path.strip()
+        if path in ("", "<empty>"):
+            self.close()
+            return 0
+        try:
+            import chess.syzygy
+        except ImportError:
+            raise TablebaseError("SyzygyPath needs python-chess (pip install chess)") from None
+        dirs = [d for d in path.split(os.pathsep) if d]
+        for d in dirs:
+            if not os.path.isdir(d):
+                raise TablebaseError(f"SyzygyPath: no such directory {d!r}")
+        tb = chess.syzygy.Tablebase()
+        try:
+            for d in dirs:
+                tb.add_directory(d)
+        except (OSError, ValueError) as exc:
+            tb.close()
+            raise TablebaseError(f"SyzygyPath: cannot read {path!r}: {exc}") from None
+        names = {id(t): t.key for t in tb.wdl.values()}.values()
+        if not names:
+            tb.close()
+            raise TablebaseError(f"SyzygyPath: no Syzygy tables (*.rtbw) in {path!r}")
+        self.close()
+        self._tb = tb
+        self.path = path
+        self.tables = len(names)
+        self.max_pieces = max(_table_pieces(n) for n in names)
+        return self.tables
+
+    def close(self):
+        if self._tb is not None:
+            self._tb.close()
+        self._tb = None
+        self.path = ""
+        self.tables = self.max_pieces = 0
+
+    # --- root probing ------------------------------------------------------------------------
+    def root_board(self, fen):
+        """A ``chess.Board`` of ``fen`` if the root is to be probed (tables loaded, few enough
+        pieces, no castling rights), else None."""
+        if not self.active:
+            return None
+        import chess
+        board = chess.Board(fen)
+        limit = min(self.probe_limit, self.max_pieces)
+        if board.castling_rights or chess.popcount(board.occupied) > limit:
+            return None
+        return board
+
+    def rank_root(self, board, moves, win, repeated=False, threefold=()):
+        """Rank the root moves ``moves`` (UCI strings, legal in ``board``).
+
+        Returns ``{uci_move: (rank, score)}`` (score in centipawns for the side to move, a TB
+        win being ``win``), or None if a needed table is missing. ``repeated``: a position
+        repeated since the last zeroing move; ``threefold``: the moves whose child is a
+        threefold repetition. DTZ ranking first, WDL ranking if a DTZ table is missing (see
+        the module docstring)."""
+        try:
+            ranks = self._rank_dtz(board, moves, repeated, threefold)
+            return {m: (r, tb_score(r, self.rule50, win)) for m, r in ranks.items()}
+        except KeyError:          # chess.syzygy.MissingTableError: try WDL alone
+            pass
+        except (OSError, ValueError):     # unreadable or corrupt table: search as usual
+            return None
+        try:
+            return self.rank_root_wdl(board, moves, win, threefold)
+        except (KeyError, OSError, ValueError):
+            return None
+
+    def _child_is_fifty_draw(self, board):
+        return (self.rule50 and board.halfmove_clock >= FIFTY_MOVE_PLIES
+                and not board.is_checkmate())
+
+    def _rank_dtz(self, board, moves, repeated, threefold):
+        import chess
+        cnt50 = board.halfmove_clock
+        out = {}
+        for uci in moves:
+            board.push(chess.Move.from_uci(uci))
+            try:
+                if board.is_checkmate():
+                    dtz = 1
+                elif board.halfmove_clock == 0:
+                    self.hits += 1
+                    dtz = dtz_before_zeroing(-self._tb.probe_wdl(board))
+                elif self._child_is_fifty_draw(board) or uci in threefold:
+                    dtz = 0
+                else:
+                    self.hits += 1
+                    dtz = -self._tb.probe_dtz(board)
+                    dtz = dtz + 1 if dtz > 0 else dtz - 1 if dtz < 0 else 0
+            finally:
+                board.pop()
+            out[uci] = rank_of(dtz, cnt50, repeated)
+        return out
+
+    def rank_root_wdl(self, board, moves, win, threefold=()):
+        """``{uci_move: (rank, score)}`` from WDL tables only (Stockfish's root_probe_wdl:
+        cursed wins and blessed losses score +-2 cp with ``Syzygy50MoveRule``, else as wins
+        and losses). Raises ``KeyError`` (python-chess's MissingTableError) if a table is
+        missing."""
+        import chess
+        out = {}
+        for uci in moves:
+            board.push(chess.Move.from_uci(uci))
+            try:
+                if board.is_checkmate():
+                    wdl = 2
+                elif self._child_is_fifty_draw(board) or uci in threefold:
+                    wdl = 0
+                else:
+                    self.hits += 1
+                    wdl = -self._tb.probe_wdl(board)
+            finally:
+                board.pop()
+            shown = wdl if self.rule50 else 2 * (wdl > 0) - 2 * (wdl < 0)
+            out[uci] = (WDL_TO_RANK[wdl + 2], (-win, -2, 0, 2, win)[shown + 2])
+        return out
+
