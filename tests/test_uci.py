@@ -710,3 +710,45 @@ def test_bench_is_deterministic(warm_cache):
         assert re.fullmatch(r"Nodes/second: \d+", lines[-1]), lines[-2:]
         outs.append(int(lines[-2].split(": ")[1]))
     assert outs[0] == outs[1] > 0
+
+
+def test_threads_limitstrength_elo_showwdl_options(raw):
+    """Stockfish's names, types and ranges; out-of-range values rejected; the options act."""
+    from uci_engine import strength
+    from uci_engine import uci as U
+    raw.send("uci")
+    lines = raw.expect("uciok")
+    opts = {ln for ln in lines if ln.startswith("option ")}
+    assert f"option name Threads type spin default 1 min 1 max {U.MAX_THREADS}" in opts
+    assert "option name UCI_LimitStrength type check default false" in opts
+    assert (f"option name UCI_Elo type spin default {strength.ELO_DEFAULT} "
+            f"min {strength.ELO_MIN} max {strength.ELO_MAX}") in opts
+    assert "option name UCI_ShowWDL type check default false" in opts
+    for bad in ("Threads value 0", f"Threads value {U.MAX_THREADS + 1}", "Threads value two",
+                f"UCI_Elo value {strength.ELO_MIN - 1}", "UCI_ShowWDL value maybe"):
+        raw.send(f"setoption name {bad}")
+        assert raw.expect("info string error", 5)[-1].startswith("info string error:")
+    # two threads: a search still answers with a legal move and sums both threads' nodes
+    raw.send("setoption name Threads value 2", "setoption name UCI_ShowWDL value true",
+             "position startpos moves e2e4", "go movetime 300")
+    lines = raw.expect("bestmove", 20)
+    assert chess.Move.from_uci(bestmove_of(lines[-1])) in chess.Board(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+    wdls = [re.search(r" score (?:cp|mate) -?\d+ wdl (\d+) (\d+) (\d+)", ln) for ln in infos(lines)]
+    assert wdls and all(m and sum(map(int, m.groups())) == 1000 for m in wdls)
+    # limited strength: the node limit of the lowest Elo caps every search
+    raw.send("setoption name Threads value 1", "setoption name UCI_ShowWDL value false",
+             "setoption name UCI_LimitStrength value true",
+             f"setoption name UCI_Elo value {strength.ELO_MIN}", "position startpos",
+             "go depth 30")
+    lines = raw.expect("bestmove", 20)
+    nodes = [int(re.search(r" nodes (\d+)", ln).group(1)) for ln in infos(lines)]
+    assert nodes and max(nodes) <= strength.nodes_for(strength.ELO_MIN) + 64
+    assert not any(" wdl " in ln for ln in infos(lines))
+    raw.send("setoption name UCI_LimitStrength value false")
+
+
+def test_engine_and_uci_thread_bounds_agree():
+    from uci_engine import uci as U
+    from uci_engine.engine import MAX_THREADS
+    assert U.MAX_THREADS == MAX_THREADS

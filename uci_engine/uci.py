@@ -14,11 +14,16 @@ from . import __version__
 from .book import Book, BookError
 from .syzygy import MAX_PIECES, Tablebases, TablebaseError
 from .timeman import Limits
+from . import strength
+from .wdl import wdl
 
 ENGINE_NAME = f"uci_engine {__version__}"
 AUTHOR = "the uci_engine developers"
 MAX_HASH = 4096
 COLD_START_TEXT = "compiling search kernels, first start only"
+MAX_THREADS = 256     # = engine.MAX_THREADS (engine.py imports the kernels, so not imported here)
+#: options the engine facade reads at search time (applied by _apply_search_options)
+SEARCH_OPTIONS = ("Threads", "UCI_LimitStrength", "UCI_Elo")
 EMPTY = "<empty>"     # default of a string option with no value (Stockfish's spelling)
 
 
@@ -64,12 +69,16 @@ class UCI:
         self.current_limits = None
         self.pending_fen = None
         self.options = {o.name.lower(): o for o in (
+            Option("Threads", "spin", 1, 1, MAX_THREADS),
             Option("Hash", "spin", 16, 1, MAX_HASH),
             Option("Clear Hash", "button"),
             Option("MultiPV", "spin", 1, 1, 256),
             Option("Ponder", "check", False),
             Option("Move Overhead", "spin", 10, 0, 5000),
             Option("UCI_Chess960", "check", False),
+            Option("UCI_LimitStrength", "check", False),
+            Option("UCI_Elo", "spin", strength.ELO_DEFAULT, strength.ELO_MIN, strength.ELO_MAX),
+            Option("UCI_ShowWDL", "check", False),
             Option("OwnBook", "check", False),
             Option("BookFile", "string", EMPTY),
             Option("SyzygyPath", "string", EMPTY),
@@ -109,6 +118,7 @@ class UCI:
             warm_up(eng, perft=False)
             if helper is not None:
                 helper.wait()
+            self._apply_search_options(eng)
             self.engine = eng
         except Exception as exc:  # reported on isready; the loop keeps answering
             self.load_error = f"{type(exc).__name__}: {exc}"
@@ -267,10 +277,19 @@ class UCI:
             self.engine.set_hash(v)
         if opt.name == "UCI_Chess960" and self.engine is not None:
             self.engine.chess960 = v
+        if opt.name in SEARCH_OPTIONS and self.engine is not None:
+            self._apply_search_options(self.engine)
         tb = self.tablebases
         tb.rule50 = self.options["syzygy50moverule"].value
         tb.probe_limit = self.options["syzygyprobelimit"].value
         tb.probe_depth = self.options["syzygyprobedepth"].value
+
+    def _apply_search_options(self, eng):
+        """Hand Threads, UCI_LimitStrength and UCI_Elo to the engine facade (at load time and
+        on every later setoption)."""
+        eng.set_threads(self.options["threads"].value)
+        eng.limit_strength = self.options["uci_limitstrength"].value
+        eng.uci_elo = self.options["uci_elo"].value
 
     @staticmethod
     def _raw_value(line):
@@ -493,6 +512,9 @@ class UCI:
 
     def _on_info(self, d):
         score = f"mate {d['mate']}" if d["mate"] is not None else f"cp {d['score']}"
+        if self.options["uci_showwdl"].value and d["score"] is not None:
+            w, dr, lo = wdl(d["score"], self.engine.material(), d["mate"])
+            score += f" wdl {w} {dr} {lo}"
         if d["bound"]:
             score += " " + d["bound"]
         self.send(f"info depth {d['depth']} seldepth {d['seldepth']} multipv {d['multipv']} "
