@@ -26,6 +26,14 @@ class Limits:
     perft: int | None = None
 
 
+#: below this many increments on the clock, a move spends less than the increment (so the
+#: clock grows back instead of settling a few increments above zero, where one stall of a
+#: loaded machine flags: 22 of 211 games at 5+0.05 were lost on time that way)
+LOW_CLOCK_INCREMENTS = 20
+#: share of the increment a move may use (before Move Overhead) while the clock is low
+LOW_CLOCK_INC_SHARE = 0.8
+
+
 def budget(limits, white_to_move, move_overhead=10):
     """Return ``(soft_ms, hard_ms)`` for this move, or ``(None, None)`` when the search is not
     limited by time (``infinite``, ``ponder`` before ``ponderhit``, or no clock given).
@@ -34,7 +42,10 @@ def budget(limits, white_to_move, move_overhead=10):
     and transport per move) is charged for every move still to play before the time control,
     and increments for those moves are counted in: with 0.1 s left and a 0.01 s increment the
     engine plays on increment alone, near-instantly, instead of draining its clock. The hard
-    limit is at most 30% of the clock (80% on the last move before a ``movestogo`` control)."""
+    limit is at most 30% of the clock (80% on the last move before a ``movestogo`` control),
+    and while fewer than LOW_CLOCK_INCREMENTS increments are left, at most
+    LOW_CLOCK_INC_SHARE of the increment less ``move_overhead``: the clock then grows back to
+    about LOW_CLOCK_INCREMENTS increments instead of living a few milliseconds above zero."""
     if limits.infinite:
         return None, None
     if limits.movetime is not None:
@@ -56,5 +67,7 @@ def budget(limits, white_to_move, move_overhead=10):
         # stall of some 40 ms lost a 3+0.03 game on time from a 71 ms clock).
         cap = 0.3 * left - move_overhead
     hard = max(1.0, min(soft * 4.0, cap))
+    if inc > 0 and left < LOW_CLOCK_INCREMENTS * inc and mtg > 1:
+        hard = max(1.0, min(hard, LOW_CLOCK_INC_SHARE * inc - move_overhead))
     soft = min(soft, hard)
     return int(soft), int(hard)
