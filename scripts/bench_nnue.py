@@ -149,8 +149,10 @@ def asm_report(net):
             kinds = Counter(k + "mm" for _, _, k in ops)
             names = Counter(o for o, _, _ in ops)
             lines.append(f"{f.__name__}: {dict(kinds)}; top {names.most_common(10)}")
-            hot = [ln.strip() for ln in asm.splitlines()
-                   if re.match(r"\s+v(padd|psub|pmul|pmadd|pmin|pmax)\w*\s.*%ymm", ln)][:8]
+            hot = []
+            for op in ("vpaddw", "vpsubw", "vpmaxsw", "vpminsw", "vpmullw", "vpmaddwd"):
+                hot += [ln.strip() for ln in asm.splitlines()
+                        if re.match(rf"\s+{op}\s.*%[yz]mm", ln)][:2]
             lines.extend("    " + h for h in hot)
     return "\n".join(lines)
 

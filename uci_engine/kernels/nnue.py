@@ -34,7 +34,7 @@ updates, vpmaddwd-style products for the output; see scripts/bench_nnue.py --asm
 import numpy as np
 from numba import njit
 
-from .bitboard import U1, lsb
+from .bitboard import U1, lsb, NO_PIECE
 from .position import (STM, MAX_PLY, CASTLE_KING_TO, CASTLE_ROOK_TO, FLAG_EP, FLAG_CASTLE,
                        FLAG_PROMO, PIECE_TYPES, KING, ROOK, PAWN, KNIGHT)
 
@@ -96,27 +96,6 @@ def nnue_refresh(st, ply, w_ft, b_ft, acc, aply):
                     acc[aply, persp, i] += w_ft[f, i]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _add1_sub1(acc, aply, persp, w, a, s):
-    n = aply + 1
-    for i in range(w.shape[1]):
-        acc[n, persp, i] = acc[aply, persp, i] + w[a, i] - w[s, i]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _add1_sub2(acc, aply, persp, w, a, s1, s2):
-    n = aply + 1
-    for i in range(w.shape[1]):
-        acc[n, persp, i] = acc[aply, persp, i] + w[a, i] - w[s1, i] - w[s2, i]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _add2_sub2(acc, aply, persp, w, a1, a2, s1, s2):
-    n = aply + 1
-    for i in range(w.shape[1]):
-        acc[n, persp, i] = acc[aply, persp, i] + w[a1, i] + w[a2, i] - w[s1, i] - w[s2, i]
-
-
 @njit(cache=True, nogil=True)
 def nnue_update(st, mb, ply, m, acc, aply, w_ft):
     """Write accumulator row ``aply + 1`` (the position after move ``m``) from row ``aply`` (the
@@ -128,11 +107,16 @@ def nnue_update(st, mb, ply, m, acc, aply, w_ft):
     ``mb[ply]`` and side to move ``st[ply, STM]`` only (so calling it before make_move works
     too). Row ``aply`` is left unchanged (copy-on-make; chessprogramming wiki "NNUE",
     incremental updates). ``acc`` int16[rows, 2, H], ``w_ft`` int16[768, H]."""
+    # The add/sub loops are written out here rather than in inline helpers taking arrays:
+    # Numba's IR inlining of array arguments leaves NRT incref/decref (atomic) calls in the
+    # body, which cost more than the loops at H = 128.
     us = np.int64(st[ply, STM])
     frm = m & 63
     to = (m >> 6) & 63
     flag = (m >> 12) & 7
     p = np.int64(mb[ply, frm])
+    n = aply + 1
+    h = w_ft.shape[1]
     if flag == FLAG_CASTLE:
         r = us * 2 + (0 if to > frm else 1)
         kp = us * PIECE_TYPES + KING
@@ -140,9 +124,13 @@ def nnue_update(st, mb, ply, m, acc, aply, w_ft):
         kto = CASTLE_KING_TO[r]
         rto = CASTLE_ROOK_TO[r]
         for persp in range(2):
-            _add2_sub2(acc, aply, persp, w_ft,
-                       feature_index(persp, kp, kto), feature_index(persp, rp, rto),
-                       feature_index(persp, kp, frm), feature_index(persp, rp, to))
+            a1 = feature_index(persp, kp, kto)
+            a2 = feature_index(persp, rp, rto)
+            s1 = feature_index(persp, kp, frm)
+            s2 = feature_index(persp, rp, to)
+            for i in range(h):
+                acc[n, persp, i] = (acc[aply, persp, i] + w_ft[a1, i] + w_ft[a2, i]
+                                    - w_ft[s1, i] - w_ft[s2, i])
         return
     added = p
     if flag >= FLAG_PROMO:
@@ -153,14 +141,16 @@ def nnue_update(st, mb, ply, m, acc, aply, w_ft):
     else:
         capsq = to
         captured = np.int64(mb[ply, to])
-    if captured == 12:   # NO_PIECE
-        for persp in range(2):
-            _add1_sub1(acc, aply, persp, w_ft, feature_index(persp, added, to),
-                       feature_index(persp, p, frm))
-    else:
-        for persp in range(2):
-            _add1_sub2(acc, aply, persp, w_ft, feature_index(persp, added, to),
-                       feature_index(persp, p, frm), feature_index(persp, captured, capsq))
+    for persp in range(2):
+        a1 = feature_index(persp, added, to)
+        s1 = feature_index(persp, p, frm)
+        if captured == NO_PIECE:
+            for i in range(h):
+                acc[n, persp, i] = acc[aply, persp, i] + w_ft[a1, i] - w_ft[s1, i]
+        else:
+            s2 = feature_index(persp, captured, capsq)
+            for i in range(h):
+                acc[n, persp, i] = acc[aply, persp, i] + w_ft[a1, i] - w_ft[s1, i] - w_ft[s2, i]
 
 
 @njit(cache=True, nogil=True)
@@ -172,38 +162,6 @@ def nnue_copy(acc, aply):
             acc[aply + 1, persp, i] = acc[aply, persp, i]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _screlu_dot(acc, aply, persp, w_out, row, qa):
-    # Clamp in int16 (QA <= 32767 is checked at load, so the cast is exact and LLVM keeps
-    # 16-bit lanes: vpmaxsw/vpminsw), t = v * w fits int16 when QA * |w| <= 32767 (checked at
-    # load), then t * v summed in int32: the int16 x int16 -> int32 pair sum LLVM emits as
-    # vpmaddwd (Lizard's SCReLU trick). No int32 overflow: sum_i QA^2 |w_out[row, i]| < 2^31 is
-    # checked at load.
-    q = np.int16(qa)
-    z = np.int16(0)
-    s = np.int32(0)
-    for i in range(w_out.shape[1]):
-        x = acc[aply, persp, i]
-        v = x if x > z else z
-        v = v if v < q else q
-        t = np.int16(v * w_out[row, i])
-        s = np.int32(s + np.int32(t) * np.int32(v))
-    return np.int64(s)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _crelu_dot(acc, aply, persp, w_out, row, qa):
-    q = np.int16(qa)
-    z = np.int16(0)
-    s = np.int32(0)
-    for i in range(w_out.shape[1]):
-        x = acc[aply, persp, i]
-        v = x if x > z else z
-        v = v if v < q else q
-        s = np.int32(s + np.int32(v) * np.int32(w_out[row, i]))
-    return np.int64(s)
-
-
 @njit(cache=True, nogil=True)
 def nnue_evaluate(st, ply, acc, aply, w_out, params):
     """Evaluation (int64 centipawns, side to move's view) of st row ``ply`` from accumulator
@@ -213,13 +171,34 @@ def nnue_evaluate(st, ply, acc, aply, w_out, params):
     or ACT_CRELU, QA, QB, scale). SCReLU: ``((sum clamp(x,0,QA)^2 w) // QA + bias) * scale //
     (QA * QB)``; CReLU: ``(sum clamp(x,0,QA) w + bias) * scale // (QA * QB)`` (bullet's
     examples/simple.rs; floor division)."""
+    # SCReLU: clamp in int16 (QA <= 32767 is checked at load, so the cast is exact and LLVM
+    # keeps 16-bit lanes: vpmaxsw/vpminsw); t = v * w fits int16 as QA * |w| <= 32767 (checked
+    # at load); t * v summed in int32 is the int16 x int16 -> int32 pair sum LLVM emits as
+    # vpmaddwd (Lizard's SCReLU trick). No int32 overflow: sum_i QA^2 |w_out[row, i]| < 2^31
+    # per row is checked at load. Loops inline here: see nnue_update on helpers and NRT.
     stm = np.int64(st[ply, STM])
     qa = params[P_QA]
+    q = np.int16(qa)
+    z = np.int16(0)
+    h = w_out.shape[1]
+    total = np.int64(0)
+    for row in range(2):
+        persp = stm if row == 0 else 1 - stm
+        s = np.int32(0)
+        if params[P_ACT] == ACT_SCRELU:
+            for i in range(h):
+                x = acc[aply, persp, i]
+                v = x if x > z else z
+                v = v if v < q else q
+                t = np.int16(v * w_out[row, i])
+                s = np.int32(s + np.int32(t) * np.int32(v))
+        else:
+            for i in range(h):
+                x = acc[aply, persp, i]
+                v = x if x > z else z
+                v = v if v < q else q
+                s = np.int32(s + np.int32(v) * np.int32(w_out[row, i]))
+        total += np.int64(s)
     if params[P_ACT] == ACT_SCRELU:
-        s = _screlu_dot(acc, aply, stm, w_out, 0, qa) + _screlu_dot(acc, aply, 1 - stm, w_out,
-                                                                    1, qa)
-        s //= qa
-    else:
-        s = _crelu_dot(acc, aply, stm, w_out, 0, qa) + _crelu_dot(acc, aply, 1 - stm, w_out,
-                                                                  1, qa)
-    return (s + params[P_BIAS]) * params[P_SCALE] // (qa * params[P_QB])
+        total //= qa
+    return (total + params[P_BIAS]) * params[P_SCALE] // (qa * params[P_QB])
