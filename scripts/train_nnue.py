@@ -23,6 +23,7 @@ The engine never imports torch: only this script does.
 Usage: python scripts/train_nnue.py DATA.txt [DATA2.txt ...] --out uci_engine/nets/NAME.nnue
            [--hidden 128] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
+           [--bin-dir DIR]
 """
 import argparse
 import json
@@ -76,10 +77,13 @@ def other_perspective(f):
     return np.where(f < 0, f, ((f + COLOUR_STRIDE) % N_FEATURES) ^ SQ_FLIP)
 
 
-def convert(path, out=None):
-    """Convert a datagen text file to the binary record file (returns its path); reuse an
-    existing one newer than ``path``. Raises ValueError naming the first malformed line."""
-    out = out or path + ".nnuebin.npy"
+def convert(path, out=None, bin_dir=None):
+    """Convert a datagen text file to the binary record file (returns its path): ``out``, or
+    ``<bin_dir or the source's directory>/<name>.nnuebin.npy``; reuse an existing one newer
+    than ``path``. Raises ValueError naming the first malformed line."""
+    if out is None:
+        out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
+                           os.path.basename(path) + ".nnuebin.npy")
     if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path):
         return out
     with open(path) as fh:
@@ -105,8 +109,8 @@ def convert(path, out=None):
     return out
 
 
-def load_records(paths):
-    return [np.load(convert(p), mmap_mode="r") for p in paths]
+def load_records(paths, bin_dir=None):
+    return [np.load(convert(p, bin_dir=bin_dir), mmap_mode="r") for p in paths]
 
 
 # --- model ------------------------------------------------------------------------------------
@@ -214,14 +218,14 @@ def _commit():
 
 
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
-          activation="screlu", seed=0, threads=1, resume=False, progress=True):
+          activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict)."""
     import torch
     from tqdm import tqdm
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    recs = load_records(data)
+    recs = load_records(data, bin_dir)
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)
     rng = np.random.default_rng(seed)
@@ -299,11 +303,12 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--resume", action="store_true", help="continue from OUT.ckpt")
+    ap.add_argument("--bin-dir", help="where the binary records go (default: next to the data)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
-                      progress=not args.no_progress)
+                      progress=not args.no_progress, bin_dir=args.bin_dir)
     last = record["history"][-1]
     print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
 
