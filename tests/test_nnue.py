@@ -186,6 +186,30 @@ def test_quantised_matches_float(nets, which):
         assert saturated > 1000, "the hot net should exercise the clamp at QA"
 
 
+def test_packed_weights_give_the_same_results(nets):
+    """Net.packed(): one int16[771, H] array for the search; the kernels on it and its views
+    give exactly what they give on the separate arrays."""
+    net = nets["file"]
+    pk = net.packed()
+    assert pk.shape == (N.PACKED_ROWS, net.hidden)
+    st, mb, line = next((st, mb, line) for _, _, st, mb, line in _playouts(seed_base=7))
+    a = N.new_accumulators(net.hidden, len(line) + 2)
+    b = N.new_accumulators(net.hidden, len(line) + 2)
+    N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, a, np.int64(0))
+    N.nnue_refresh(st, np.int64(0), pk, pk[N.ROW_B_FT], b, np.int64(0))
+    for ply, m in enumerate(line):
+        if m == P.NULL_MOVE:
+            N.nnue_copy(a, np.int64(ply))
+            N.nnue_copy(b, np.int64(ply))
+        else:
+            N.nnue_update(st, mb, np.int64(ply), np.int64(m), a, np.int64(ply), net.w_ft)
+            N.nnue_update(st, mb, np.int64(ply), np.int64(m), b, np.int64(ply), pk)
+        assert np.array_equal(a[ply + 1], b[ply + 1])
+        assert (N.nnue_evaluate(st, np.int64(ply + 1), a, np.int64(ply + 1), net.w_out, net.params)
+                == N.nnue_evaluate(st, np.int64(ply + 1), b, np.int64(ply + 1),
+                                   pk[N.ROW_W_OUT:N.ROW_W_OUT + 2], net.params))
+
+
 def test_mirror_symmetry(nets):
     net = nets["file"]
     st, mb = P.new_stack(2)

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kernels.nnue_consts import (N_FEATURES, MAX_ACTIVE, ACT_CRELU, ACT_SCRELU, PARAMS_LEN, P_BIAS,
-                           P_ACT, P_QA, P_QB, P_SCALE, QA, QB, OUTPUT_SCALE)
+                           P_ACT, P_QA, P_QB, P_SCALE, QA, QB, OUTPUT_SCALE, ROW_B_FT,
+                           ROW_W_OUT, PACKED_ROWS)
 
 MAGIC = b"UCENNUE\0"
 FORMAT_VERSION = 1
@@ -68,6 +69,18 @@ class Net:
         p[P_BIAS], p[P_ACT], p[P_QA], p[P_QB], p[P_SCALE] = (
             self.b_out, self.activation, self.qa, self.qb, self.scale)
         return p
+
+    def packed(self):
+        """All int16 weights in one C-contiguous int16[PACKED_ROWS, H] array: rows 0..767
+        ``w_ft``, row ROW_B_FT ``b_ft``, rows ROW_W_OUT, ROW_W_OUT + 1 ``w_out``. The kernels
+        take it (or views of it) in place of the separate arrays: ``nnue_update(..., packed)``
+        reads only feature rows, ``nnue_refresh(st, ply, packed, packed[ROW_B_FT], ...)``,
+        ``nnue_evaluate(..., packed[ROW_W_OUT:ROW_W_OUT + 2], params)``."""
+        out = np.empty((PACKED_ROWS, self.hidden), dtype=np.int16)
+        out[:N_FEATURES] = self.w_ft
+        out[ROW_B_FT] = self.b_ft
+        out[ROW_W_OUT:ROW_W_OUT + 2] = self.w_out
+        return out
 
 
 def _payload_len(h):

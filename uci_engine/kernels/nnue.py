@@ -29,7 +29,8 @@ activation, QA, QB, scale), because the user can load another net (``EvalFile``)
 arguments, never module globals that Numba would freeze into compiled code.
 
 Inner loops run over contiguous int16 rows so LLVM vectorises them (vpaddw/vpsubw for the
-updates, vpmaddwd-style products for the output; see scripts/bench_nnue.py --asm).
+updates; vpmaxsw/vpminsw clamps, vpmullw and vpmaddwd pair products summed in int32 lanes for
+the output; see scripts/bench_nnue.py --asm).
 """
 import numpy as np
 from numba import njit
@@ -40,7 +41,7 @@ from .position import (STM, MAX_PLY, CASTLE_KING_TO, CASTLE_ROOK_TO, FLAG_EP, FL
 
 from .nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE,  # noqa: F401
                           ACT_CRELU, ACT_SCRELU, QA, QB, OUTPUT_SCALE, P_BIAS, P_ACT, P_QA,
-                          P_QB, P_SCALE, PARAMS_LEN)
+                          P_QB, P_SCALE, PARAMS_LEN, ROW_B_FT, ROW_W_OUT, PACKED_ROWS)
 
 ACC_ROWS = MAX_PLY + 8          # accumulator rows a search needs (plies 0 .. MAX_PLY + margin)
 
@@ -106,7 +107,8 @@ def nnue_update(st, mb, ply, m, acc, aply, w_ft):
     Call it right after ``make_move(st, mb, ply, m)``: it reads the pre-move mailbox
     ``mb[ply]`` and side to move ``st[ply, STM]`` only (so calling it before make_move works
     too). Row ``aply`` is left unchanged (copy-on-make; chessprogramming wiki "NNUE",
-    incremental updates). ``acc`` int16[rows, 2, H], ``w_ft`` int16[768, H]."""
+    incremental updates). ``acc`` int16[rows, 2, H], ``w_ft`` int16[768, H] (or the packed
+    int16[PACKED_ROWS, H] of ``Net.packed()``: only feature rows are read)."""
     # The add/sub loops are written out here rather than in inline helpers taking arrays:
     # Numba's IR inlining of array arguments leaves NRT incref/decref (atomic) calls in the
     # body, which cost more than the loops at H = 128.

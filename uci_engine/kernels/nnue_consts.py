@@ -19,3 +19,9 @@ OUTPUT_SCALE = 400              # net output units -> centipawns (bullet's SCALE
 P_BIAS, P_ACT, P_QA, P_QB, P_SCALE = range(5)
 PARAMS_LEN = 5
 
+
+# packed weights (Net.packed()): int16[PACKED_ROWS, H], rows 0..767 = w_ft, then b_ft, then the
+# two w_out rows; one array argument instead of three for the search (call overhead)
+ROW_B_FT = N_FEATURES
+ROW_W_OUT = N_FEATURES + 1
+PACKED_ROWS = N_FEATURES + 3
