@@ -252,7 +252,8 @@ def test_round_trip(tmp_path, nets):
     for name, net in nets.items():
         path = tmp_path / f"{name}.nnue"
         n = save_net(path, net)
-        assert os.path.getsize(path) == n == HEADER.size + 2 * (768 * net.hidden + 3 * net.hidden + 1)
+        want = HEADER.size + 2 * (768 * net.hidden + 3 * net.hidden + 1)
+        assert os.path.getsize(path) == n == want
         assert _same(load_net(path), net)
     # the committed test net is what scripts/make_test_net.py generates
     assert _same(load_net(TEST_NET), random_net(32, 11))
