@@ -152,7 +152,7 @@ def asm_report(net):
             hot = []
             for op in ("vpaddw", "vpsubw", "vpmaxsw", "vpminsw", "vpmullw", "vpmaddwd"):
                 hot += [ln.strip() for ln in asm.splitlines()
-                        if re.match(rf"\s+{op}\s.*%[yz]mm", ln)][:2]
+                        if re.match(rf"\s+{op}\s.*%[xyz]mm", ln)][:2]
             lines.extend("    " + h for h in hot)
     return "\n".join(lines)
 
