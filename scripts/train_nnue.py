@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Train a (768 -> H) x 2 -> 1 NNUE on datagen output with PyTorch on the CPU; write a
+quantised net file (uci_engine/nnue_file.py format) and a JSON record.
+
+Input: datagen text files, one position per line ``<FEN> | <score> | <result>`` (score in
+centipawns and result 1.0 / 0.5 / 0.0, both from White's view; ``uci-engine datagen``).
+They are converted once into a compact binary ``<data>.nnuebin.npy`` (numpy memmap, 67 bytes a
+position: int16[32] input indices from the side to move's perspective, -1 padded; int16 score
+and uint8 result (0, 1, 2 = loss, draw, win), both from the side to move's view), reused while
+it is newer than its source. The other perspective's indices follow as ``((f + 384) % 768) ^ 56``.
+
+Model and loss follow bullet's simple example (github.com/jw1912/bullet, examples/simple.rs):
+``out = SCReLU(acc_stm) . w_out[0] + SCReLU(acc_ntm) . w_out[1] + b_out`` with
+``acc = b_ft + sum w_ft[features]``, prediction ``sigmoid(out * SCALE / WDL_SCALE)``, target
+``lambda * result + (1 - lambda) * sigmoid(score / WDL_SCALE)`` (WDL blend, side to move's view),
+mean squared error; Adam, cosine learning-rate decay, weights clipped to +-1.98 after every step
+(so QA- and QB-quantised values fit int16 and the engine's int32 output sums, see
+nnue_file.check_net). A random ``--val`` fraction is held out for the validation loss.
+Checkpoints (``<out>.ckpt``) after every epoch; ``--resume`` continues from one.
+
+The engine never imports torch: only this script does.
+
+Usage: python scripts/train_nnue.py DATA.txt [DATA2.txt ...] --out uci_engine/nets/NAME.nnue
+           [--hidden 128] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
+           [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
+           [--bin-dir DIR]
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, os.pardir))
+from uci_engine.nnue_file import Net, save_net, ACTIVATIONS  # noqa: E402
+from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP,  # noqa: E402
+                                            MAX_ACTIVE, QA, QB, OUTPUT_SCALE)
+
+WDL_SCALE = 400.0           # centipawns per logit of the score -> win-probability sigmoid
+WEIGHT_CLIP = 1.98          # bullet's default clipping: 1.98 * QB = 126.7 fits the int16 checks
+SCORE_CLIP = 32000          # centipawns kept in the int16 score field (mate scores saturate)
+PAD = -1
+RECORD_DTYPE = np.dtype([("f", "<i2", (MAX_ACTIVE,)), ("score", "<i2"), ("result", "u1")])
+PIECE_OF = {c: i for i, c in enumerate("PNBRQKpnbrqk")}
+
+
+def fen_features(fen):
+    """(int list of active inputs from the side to move's perspective, stm 0/1) of a FEN:
+    ``384 * (colour != stm) + 64 * type + (sq ^ 56 * stm)``."""
+    fields = fen.split()
+    placement, side = fields[0], fields[1]
+    stm = 0 if side == "w" else 1
+    feats = []
+    rank, file = 7, 0
+    for ch in placement:
+        if ch == "/":
+            rank -= 1
+            file = 0
+        elif ch.isdigit():
+            file += int(ch)
+        else:
+            p = PIECE_OF[ch]
+            colour, ptype = divmod(p, 6)
+            sq = rank * 8 + file
+            feats.append(COLOUR_STRIDE * (colour != stm) + 64 * ptype + (sq ^ (SQ_FLIP * stm)))
+            file += 1
+    return feats, stm
+
+
+def other_perspective(f):
+    """Indices of the other side's perspective from the side to move's (int array, -1 kept)."""
+    return np.where(f < 0, f, ((f + COLOUR_STRIDE) % N_FEATURES) ^ SQ_FLIP)
+
+
+def convert(path, out=None, bin_dir=None):
+    """Convert a datagen text file to the binary record file (returns its path): ``out``, or
+    ``<bin_dir or the source's directory>/<name>.nnuebin.npy``; reuse an existing one newer
+    than ``path``. Raises ValueError naming the first malformed line."""
+    if out is None:
+        out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
+                           os.path.basename(path) + ".nnuebin.npy")
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path):
+        return out
+    with open(path) as fh:
+        lines = [ln for ln in fh if ln.strip()]
+    rec = np.zeros(len(lines), dtype=RECORD_DTYPE)
+    rec["f"] = PAD
+    for i, line in enumerate(lines):
+        try:
+            fen, score, result = (x.strip() for x in line.split("|"))
+            feats, stm = fen_features(fen)
+            score, result = int(score), float(result)
+            if len(feats) > MAX_ACTIVE or result not in (0.0, 0.5, 1.0):
+                raise ValueError("too many pieces or bad result")
+        except (ValueError, KeyError, IndexError) as e:
+            raise ValueError(f"{path}:{i + 1}: malformed line {line.strip()!r} ({e})") from None
+        rec["f"][i, :len(feats)] = feats
+        score = max(-SCORE_CLIP, min(SCORE_CLIP, score))
+        rec["score"][i] = -score if stm else score
+        rec["result"][i] = round((1.0 - result if stm else result) * 2)
+    tmp = out + ".tmp.npy"
+    np.save(tmp, rec)
+    os.replace(tmp, out)
+    return out
+
+
+def load_records(paths, bin_dir=None):
+    return [np.load(convert(p, bin_dir=bin_dir), mmap_mode="r") for p in paths]
+
+
+# --- model ------------------------------------------------------------------------------------
+def make_model(hidden, activation="screlu"):
+    import torch
+
+    class NNUE(torch.nn.Module):
+        """Float model of the engine's net: ``forward(stm_idx, ntm_idx)`` (long[B, 32], 768 =
+        padding) -> raw output (float[B]); centipawns = raw * OUTPUT_SCALE."""
+
+        def __init__(self):
+            super().__init__()
+            self.hidden = hidden
+            self.activation = activation
+            self.ft = torch.nn.EmbeddingBag(N_FEATURES + 1, hidden, mode="sum",
+                                            padding_idx=N_FEATURES)
+            self.ft_bias = torch.nn.Parameter(torch.zeros(hidden))
+            self.out = torch.nn.Linear(2 * hidden, 1)
+            with torch.no_grad():
+                self.ft.weight.uniform_(-0.1, 0.1)
+                self.ft.weight[N_FEATURES].zero_()
+                self.ft_bias.fill_(0.1)
+
+        def act(self, x):
+            x = x.clamp(0.0, 1.0)
+            return x * x if self.activation == "screlu" else x
+
+        def forward(self, stm_idx, ntm_idx):
+            a = self.act(self.ft(stm_idx) + self.ft_bias)
+            b = self.act(self.ft(ntm_idx) + self.ft_bias)
+            return self.out(torch.cat([a, b], dim=1)).squeeze(1)
+
+        def clip(self):
+            with torch.no_grad():
+                self.ft.weight.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
+                self.ft.weight[N_FEATURES].zero_()
+                self.ft_bias.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
+                lim = out_clip(hidden, activation)
+                self.out.weight.clamp_(-lim, lim)
+                self.out.bias.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
+
+    return NNUE()
+
+
+def out_clip(hidden, activation):
+    """Output-weight clip (float): 1.98, tightened so per-perspective int32 sums cannot overflow
+    (``H * QA^2 * QB * clip < 2^31`` for SCReLU)."""
+    act_max = QA * QA if activation == "screlu" else QA
+    return min(WEIGHT_CLIP, 0.999 * (2**31 - 1) / (hidden * act_max * QB))
+
+
+def batch_tensors(rec, idx):
+    """(stm long[B, 32], ntm long[B, 32], score float[B], result float[B]) for rows ``idx``."""
+    import torch
+    r = rec[np.sort(idx)]
+    f = r["f"].astype(np.int64)
+    g = other_perspective(f)
+    f[f < 0] = N_FEATURES
+    g[g < 0] = N_FEATURES
+    return (torch.from_numpy(f), torch.from_numpy(g),
+            torch.from_numpy(r["score"].astype(np.float32)),
+            torch.from_numpy(r["result"].astype(np.float32) / 2.0))
+
+
+def loss_fn(model, batch, lam):
+    import torch
+    stm, ntm, score, result = batch
+    pred = torch.sigmoid(model(stm, ntm) * OUTPUT_SCALE / WDL_SCALE)
+    target = lam * result + (1.0 - lam) * torch.sigmoid(score / WDL_SCALE)
+    return torch.mean((pred - target) ** 2)
+
+
+def quantise(model):
+    """The model's weights as a :class:`Net` (int16, bullet's quantisation); raises ValueError
+    if they could overflow the engine's integer arithmetic (nnue_file.check_net)."""
+    w_ft = model.ft.weight.detach().numpy()[:N_FEATURES]
+    b_ft = model.ft_bias.detach().numpy()
+    w_out = model.out.weight.detach().numpy().reshape(2, model.hidden)
+    b_out = float(model.out.bias.detach().numpy()[0])
+
+    def q(x, s):
+        return np.round(np.asarray(x, dtype=np.float64) * s).astype(np.int16)
+
+    return Net(w_ft=q(w_ft, QA), b_ft=q(b_ft, QA), w_out=q(w_out, QB),
+               b_out=int(round(b_out * QA * QB)), activation=ACTIVATIONS[model.activation])
+
+
+def evaluate_loss(model, rec, idx, lam, batch):
+    import torch
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for s in range(0, len(idx), batch):
+            part = idx[s:s + batch]
+            total += float(loss_fn(model, batch_tensors(rec, part), lam)) * len(part)
+            n += len(part)
+    return total / max(n, 1)
+
+
+def _commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, text=True,
+                              capture_output=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
+          activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None):
+    """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
+    (model, record dict)."""
+    import torch
+    from tqdm import tqdm
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    recs = load_records(data, bin_dir)
+    rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
+    n = len(rec)
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n)
+    n_val = int(round(n * val))
+    val_idx, train_idx = perm[:n_val], perm[n_val:]
+    if len(train_idx) == 0:
+        raise ValueError("no training positions")
+    model = make_model(hidden, activation)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    steps_per_epoch = math.ceil(len(train_idx) / batch)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch,
+                                                       eta_min=lr * 0.01)
+    ckpt = out + ".ckpt"
+    first_epoch = 0
+    history = []
+    if resume and os.path.exists(ckpt):
+        state = torch.load(ckpt)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        first_epoch, history = state["epoch"], state["history"]
+    for epoch in range(first_epoch, epochs):
+        model.train()
+        order = rng.permutation(train_idx)
+        bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{epochs}",
+                   disable=not progress, unit="batch", mininterval=1.0)
+        t0 = time.monotonic()
+        seen, running = 0, 0.0
+        for step in bar:
+            part = order[step * batch:(step + 1) * batch]
+            loss = loss_fn(model, batch_tensors(rec, part), lam)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            model.clip()
+            seen += len(part)
+            running += float(loss.detach()) * len(part)
+            bar.set_postfix(loss=f"{running / seen:.5f}",
+                            pos_s=f"{seen / max(time.monotonic() - t0, 1e-9):.0f}")
+        model.eval()
+        v = evaluate_loss(model, rec, val_idx, lam, batch) if n_val else None
+        history.append({"epoch": epoch + 1, "train_loss": running / seen, "val_loss": v,
+                        "lr": sched.get_last_lr()[0],
+                        "pos_per_s": seen / max(time.monotonic() - t0, 1e-9)})
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                    "sched": sched.state_dict(), "epoch": epoch + 1, "history": history}, ckpt)
+    net = quantise(model)
+    save_net(out, net)
+    record = {"data": [os.path.abspath(p) for p in data], "positions": n,
+              "train_positions": int(len(train_idx)), "val_positions": int(n_val),
+              "hidden": hidden, "activation": activation, "lambda": lam, "epochs": epochs,
+              "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
+              "wdl_scale": WDL_SCALE, "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
+              "history": history, "commit": _commit(), "net": os.path.abspath(out),
+              "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
+    with open(out + ".json", "w") as fh:
+        json.dump(record, fh, indent=1)
+    return model, record
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", nargs="+", help="datagen text files (FEN | score | result)")
+    ap.add_argument("--out", required=True, help="net file to write (.nnue)")
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--batch", type=int, default=16384)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--lambda", dest="lam", type=float, default=0.5,
+                    help="weight of the game result in the target (0 = score only)")
+    ap.add_argument("--val", type=float, default=0.02, help="validation fraction")
+    ap.add_argument("--activation", choices=sorted(ACTIVATIONS), default="screlu")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    ap.add_argument("--resume", action="store_true", help="continue from OUT.ckpt")
+    ap.add_argument("--bin-dir", help="where the binary records go (default: next to the data)")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
+                      args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
+                      progress=not args.no_progress, bin_dir=args.bin_dir)
+    last = record["history"][-1]
+    print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+"""NNUE kernels and net files (uci_engine/kernels/nnue.py, uci_engine/nnue_file.py).
+
+* Incremental accumulator == full refresh, exactly, after every move of random legal playouts
+  from all perft.epd positions and a spread of perft960.epd ones (Chess960 parsing); the moves
+  are biased towards castling, en passant and promotions, and the test asserts that standard
+  and Chess960 castling, en passant, promotions (with and without capture) and null moves
+  (nnue_copy) occurred. The parent row is never written (copy-on-make).
+* Quantised Numba inference == a float numpy forward pass of the dequantised weights, with
+  features computed independently from python-chess, within the floor-division error (< 2 cp),
+  on 1,000 positions, for SCReLU and CReLU nets (one with saturating accumulators); a position
+  and its colour-flipped mirror evaluate identically.
+* Net files: save/load round trip (the committed test net too), and ValueError for truncated,
+  foreign, other-version, mismatched, corrupt, trailing-bytes and overflow-prone files.
+"""
+import os
+import random
+import struct
+
+import chess
+import numpy as np
+import pytest
+
+from uci_engine.fen import format_fen, parse_fen
+from uci_engine.kernels import position as P
+from uci_engine.kernels import nnue as N
+from uci_engine.kernels.bitboard import NO_PIECE
+from uci_engine.kernels.movegen import generate_legal
+from uci_engine.nnue_file import (HEADER, MAGIC, NETS_DIR, Net, load_net, random_net, save_net,
+                                  check_net)
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+TEST_NET = os.path.join(NETS_DIR, "test_h32_screlu.nnue")
+PLIES = 60
+
+
+def _fens(name):
+    with open(os.path.join(DATA, name)) as fh:
+        return [ln.split(";")[0].strip() for ln in fh if ln.strip()]
+
+
+STANDARD = _fens("perft.epd")
+FISCHER = _fens("perft960.epd")[::10]           # 96 Chess960 positions
+
+
+def _is960(fen):
+    return any(c not in "KQkq-" for c in fen.split()[2])
+
+
+@pytest.fixture(scope="module")
+def nets():
+    return {"file": load_net(TEST_NET),
+            "crelu": random_net(16, 5, activation=N.ACT_CRELU),
+            "hot": random_net(64, 7, ft_range=3.0, out_range=1.5)}
+
+
+def _playouts(seed_base=0):
+    """Yield (fen, chess960, [moves]) random legal playouts, special moves preferred half the
+    time, with a null move now and then (encoded as P.NULL_MOVE)."""
+    starts = [(f, _is960(f)) for f in STANDARD] + [(f, True) for f in FISCHER]
+    buf = np.zeros(256, dtype=np.int32)
+    for i, (fen, c960) in enumerate(starts):
+        rng = random.Random(seed_base + i)
+        st, mb = P.new_stack(PLIES + 2)
+        parse_fen(fen, st, mb, 0, chess960=c960)
+        line = []
+        for ply in range(PLIES):
+            n = int(generate_legal(st, np.int64(ply), buf))
+            if n == 0:
+                break
+            moves = [int(m) for m in buf[:n]]
+            special = [m for m in moves if (m >> 12) & 7 in (P.FLAG_EP, P.FLAG_CASTLE)
+                       or (m >> 12) & 7 >= P.FLAG_PROMO]
+            if special and rng.random() < 0.5:
+                m = rng.choice(special)
+            elif rng.random() < 0.04 and not P.in_check(st, np.int64(ply)):
+                m = P.NULL_MOVE
+            else:
+                m = rng.choice(moves)
+            if m == P.NULL_MOVE:
+                P.make_null_move(st, mb, np.int64(ply))
+            else:
+                P.make_move(st, mb, np.int64(ply), np.int64(m))
+            line.append(m)
+        yield fen, c960, st, mb, line
+
+
+def test_incremental_equals_refresh(nets):
+    net = nets["hot"]
+    h = net.hidden
+    seen = dict.fromkeys(["castling", "castling960", "en passant", "promotion",
+                          "capture-promotion", "capture", "null"], 0)
+    checked = 0
+    for fen, c960, st, mb, line in _playouts():
+        acc = N.new_accumulators(h, len(line) + 2)
+        ref = N.new_accumulators(h, len(line) + 2)
+        N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
+        for ply, m in enumerate(line):
+            parent = acc[ply].copy()
+            if m == P.NULL_MOVE:
+                N.nnue_copy(acc, np.int64(ply))
+                seen["null"] += 1
+            else:
+                # after make_move, as the search will call it (mb[ply] is the pre-move box)
+                N.nnue_update(st, mb, np.int64(ply), np.int64(m), acc, np.int64(ply), net.w_ft)
+                flag = (m >> 12) & 7
+                cap = int(st[ply + 1, P.CAPTURED]) != NO_PIECE
+                if flag == P.FLAG_CASTLE:
+                    seen["castling960" if st[ply, P.CHESS960] else "castling"] += 1
+                elif flag == P.FLAG_EP:
+                    seen["en passant"] += 1
+                elif flag >= P.FLAG_PROMO:
+                    seen["capture-promotion" if cap else "promotion"] += 1
+                elif cap:
+                    seen["capture"] += 1
+            assert np.array_equal(acc[ply], parent), "nnue_update wrote the parent row"
+            N.nnue_refresh(st, np.int64(ply + 1), net.w_ft, net.b_ft, ref, np.int64(ply + 1))
+            assert np.array_equal(acc[ply + 1], ref[ply + 1]), \
+                f"{fen}: accumulator differs after {format_fen(st, mb, ply + 1)} (move {m:#x})"
+            checked += 1
+    assert checked > 5000
+    for kind, count in seen.items():
+        assert count >= 5, f"too few {kind} moves in the playouts: {seen}"
+
+
+# --- float oracle ----------------------------------------------------------------------------
+def _features(board, persp):
+    """Active inputs of a python-chess board from perspective persp (0 white, 1 black):
+    384 * (colour != persp) + 64 * type + (sq ^ 56 * persp)."""
+    out = []
+    for sq, piece in board.piece_map().items():
+        colour = 0 if piece.color == chess.WHITE else 1
+        out.append(384 * (colour != persp) + 64 * (piece.piece_type - 1)
+                   + (sq ^ (56 * persp)))
+    return out
+
+
+def float_eval(net, board):
+    """Float forward pass (centipawns, side to move's view) of the dequantised weights."""
+    w_ft = net.w_ft.astype(np.float64) / net.qa
+    b_ft = net.b_ft.astype(np.float64) / net.qa
+    w_out = net.w_out.astype(np.float64) / net.qb
+    b_out = net.b_out / (net.qa * net.qb)
+    stm = 0 if board.turn == chess.WHITE else 1
+    out = b_out
+    for row, persp in enumerate((stm, 1 - stm)):
+        a = np.clip(b_ft + w_ft[_features(board, persp)].sum(axis=0), 0.0, 1.0)
+        if net.activation == N.ACT_SCRELU:
+            a = a * a
+        out += float(a @ w_out[row])
+    return out * net.scale
+
+
+def _positions(count):
+    fens = []
+    for fen, c960, st, mb, line in _playouts(seed_base=1000):
+        for ply in range(0, len(line) + 1, 3):
+            fens.append((format_fen(st, mb, ply), c960))
+        if len(fens) >= count:
+            break
+    return fens[:count]
+
+
+@pytest.mark.parametrize("which", ["file", "crelu", "hot"])
+def test_quantised_matches_float(nets, which):
+    net = nets[which]
+    params = net.params
+    st, mb = P.new_stack(2)
+    acc = N.new_accumulators(net.hidden, 2)
+    positions = _positions(1000)
+    assert len(positions) == 1000
+    worst = 0.0
+    values = set()
+    saturated = 0
+    for fen, c960 in positions:
+        parse_fen(fen, st, mb, 0, chess960=c960)
+        N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
+        got = int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), net.w_out, params))
+        want = float_eval(net, chess.Board(fen, chess960=c960))
+        worst = max(worst, abs(got - want))
+        values.add(got)
+        saturated += int((acc[0] >= net.qa).sum())
+        # floor of (x // QA) then of (y * scale // (QA * QB)): below 1 + scale / (QA * QB) cp
+        assert abs(got - want) < 2.0, f"{fen}: numba {got}, float {want:.3f}"
+    assert len(values) > 100, "evaluation nearly constant: the test would not see errors"
+    if which == "hot":
+        assert saturated > 1000, "the hot net should exercise the clamp at QA"
+
+
+def test_packed_weights_give_the_same_results(nets):
+    """Net.packed(): one int16[771, H] array for the search; the kernels on it and its views
+    give exactly what they give on the separate arrays."""
+    net = nets["file"]
+    pk = net.packed()
+    assert pk.shape == (N.PACKED_ROWS, net.hidden)
+    st, mb, line = next((st, mb, line) for _, _, st, mb, line in _playouts(seed_base=7))
+    a = N.new_accumulators(net.hidden, len(line) + 2)
+    b = N.new_accumulators(net.hidden, len(line) + 2)
+    N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, a, np.int64(0))
+    N.nnue_refresh(st, np.int64(0), pk, pk[N.ROW_B_FT], b, np.int64(0))
+    for ply, m in enumerate(line):
+        if m == P.NULL_MOVE:
+            N.nnue_copy(a, np.int64(ply))
+            N.nnue_copy(b, np.int64(ply))
+        else:
+            N.nnue_update(st, mb, np.int64(ply), np.int64(m), a, np.int64(ply), net.w_ft)
+            N.nnue_update(st, mb, np.int64(ply), np.int64(m), b, np.int64(ply), pk)
+        assert np.array_equal(a[ply + 1], b[ply + 1])
+        assert (N.nnue_evaluate(st, np.int64(ply + 1), a, np.int64(ply + 1), net.w_out, net.params)
+                == N.nnue_evaluate(st, np.int64(ply + 1), b, np.int64(ply + 1),
+                                   pk[N.ROW_W_OUT:N.ROW_W_OUT + 2], net.params))
+
+
+def test_mirror_symmetry(nets):
+    net = nets["file"]
+    st, mb = P.new_stack(2)
+    acc = N.new_accumulators(net.hidden, 2)
+    res = []
+    for fen, c960 in _positions(300):
+        if c960:
+            continue
+        row = []
+        for f in (fen, chess.Board(fen).mirror().fen()):
+            parse_fen(f, st, mb, 0)
+            N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
+            row.append(int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), net.w_out,
+                                           net.params)))
+        res.append(row)
+    assert len(res) > 100 and all(a == b for a, b in res)
+    assert len({a for a, _ in res}) > 20
+
+
+def test_feature_index_matches_oracle():
+    board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    st, mb = P.new_stack(2)
+    parse_fen(board.fen(), st, mb, 0)
+    out = np.zeros(32, dtype=np.int64)
+    for persp in range(2):
+        n = int(N.active_features(st, np.int64(0), np.int64(persp), out))
+        assert sorted(out[:n].tolist()) == sorted(_features(board, persp))
+    # white king e1 from white: 64 * 5 + 4; from black it is "their" king on e8
+    assert N.feature_index(0, 5, 4) == 324 and N.feature_index(1, 5, 4) == 384 + 320 + 60
+
+
+# --- files -----------------------------------------------------------------------------------
+def _same(a, b):
+    return (np.array_equal(a.w_ft, b.w_ft) and np.array_equal(a.b_ft, b.b_ft)
+            and np.array_equal(a.w_out, b.w_out) and a.b_out == b.b_out
+            and (a.qa, a.qb, a.scale, a.activation) == (b.qa, b.qb, b.scale, b.activation))
+
+
+def test_round_trip(tmp_path, nets):
+    for name, net in nets.items():
+        path = tmp_path / f"{name}.nnue"
+        n = save_net(path, net)
+        want = HEADER.size + 2 * (768 * net.hidden + 3 * net.hidden + 1)
+        assert os.path.getsize(path) == n == want
+        assert _same(load_net(path), net)
+    # the committed test net is what scripts/make_test_net.py generates
+    assert _same(load_net(TEST_NET), random_net(32, 11))
+
+
+def _bad(tmp_path, data, match):
+    path = tmp_path / "bad.nnue"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=match):
+        load_net(path)
+
+
+def test_rejects_bad_files(tmp_path):
+    good = open(TEST_NET, "rb").read()
+    _bad(tmp_path, b"", "bad magic")
+    _bad(tmp_path, good[:5], "bad magic")
+    _bad(tmp_path, good[:HEADER.size - 3], "truncated header")
+    _bad(tmp_path, good[:-1], "truncated payload")
+    _bad(tmp_path, good[:HEADER.size + 100], "truncated payload")
+    _bad(tmp_path, good + b"\0\0", "unexpected bytes")
+    _bad(tmp_path, b"\x8a\x00" * 5000, "bad magic")               # foreign binary
+    _bad(tmp_path, b"PK\x03\x04" + good[4:], "bad magic")         # a zip, say
+    # header fields: version, H (payload length then mismatches), digest
+    _bad(tmp_path, good[:8] + struct.pack("<I", 2) + good[12:], "format version 2")
+    _bad(tmp_path, good[:12] + struct.pack("<I", 64) + good[16:], "does not match H=64")
+    _bad(tmp_path, good[:12] + struct.pack("<I", 0) + good[16:], "hidden size 0")
+    flipped = bytearray(good)
+    flipped[HEADER.size + 1000] ^= 1
+    _bad(tmp_path, bytes(flipped), "digest mismatch")
+    # unknown activation: rewrite header field (offset 28) keeping the digest valid
+    _bad(tmp_path, good[:28] + struct.pack("<I", 9) + good[32:], "activation")
+
+
+def test_rejects_overflow_prone_weights(tmp_path):
+    net = random_net(16, 3)
+    net.w_ft[:, 0] = 2000               # 32 pieces x 2000 > 32767
+    with pytest.raises(ValueError, match="int16 accumulator"):
+        check_net(net)
+    net = random_net(16, 3)
+    net.w_out[0, 0] = 200               # QA * 200 > 32767 (SCReLU product in int16)
+    with pytest.raises(ValueError, match="SCReLU"):
+        save_net(tmp_path / "x.nnue", net)
+    assert not (tmp_path / "x.nnue").exists()
+    big = random_net(300, 3)
+    big.w_out[:] = 127                  # 300 * 255^2 * 127 > 2^31
+    with pytest.raises(ValueError, match="int32"):
+        check_net(big)
+    assert MAGIC == b"UCENNUE\0" and isinstance(net, Net)

@@ -1,0 +1,130 @@
+"""scripts/train_nnue.py: conversion, one short training epoch, the saved quantised net.
+
+Skipped without PyTorch (not a test dependency; ``pip install torch==2.13.0`` for the CPU
+wheel). Data: tests/data/selfplay_sample.txt, every 68th line of a 5000-node self-play run
+(``uci-engine datagen``, 3,005 positions).
+
+* conversion: features, side-to-move score and result agree with python-chess and the line;
+* after one epoch the net file loads, its weights are the model's rounded to QA / QB steps,
+  and the engine's Numba inference of it stays within quantisation error of the PyTorch float
+  model on 300 positions (a per-position bound from the weight rounding, and a small mean);
+* the JSON record names the data, lambda, epochs and a finite loss.
+"""
+import importlib.util
+import json
+import os
+import shutil
+
+import chess
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from uci_engine.fen import parse_fen  # noqa: E402
+from uci_engine.kernels import nnue as N, position as P  # noqa: E402
+from uci_engine.nnue_file import load_net  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+SAMPLE = os.path.join(HERE, "data", "selfplay_sample.txt")
+spec = importlib.util.spec_from_file_location(
+    "train_nnue", os.path.join(HERE, os.pardir, "scripts", "train_nnue.py"))
+T = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(T)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    d = tmp_path_factory.mktemp("train")
+    data = str(d / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    out = str(d / "net.nnue")
+    model, record = T.train([data], out, hidden=32, epochs=1, batch=128, lr=3e-3, lam=0.3,
+                            val=0.05, seed=3, progress=False)
+    return data, out, model, record
+
+
+def _lines():
+    with open(SAMPLE) as fh:
+        return [ln.split("|") for ln in fh if ln.strip()]
+
+
+def test_conversion(trained):
+    data = trained[0]
+    rec = np.load(data + ".nnuebin.npy")
+    lines = _lines()
+    assert len(rec) == len(lines) == 3005
+    for i in range(0, len(lines), 97):
+        fen, score, result = (x.strip() for x in lines[i])
+        board = chess.Board(fen)
+        stm = 0 if board.turn == chess.WHITE else 1
+        want = sorted(384 * ((0 if pc.color else 1) != stm) + 64 * (pc.piece_type - 1)
+                      + (sq ^ 56 * stm) for sq, pc in board.piece_map().items())
+        f = rec["f"][i]
+        assert sorted(f[f >= 0].tolist()) == want
+        # the other perspective by the index identity equals python-chess from the other side
+        g = T.other_perspective(f.astype(np.int64))
+        other = sorted(384 * ((0 if pc.color else 1) != 1 - stm) + 64 * (pc.piece_type - 1)
+                       + (sq ^ 56 * (1 - stm)) for sq, pc in board.piece_map().items())
+        assert sorted(g[g >= 0].tolist()) == other
+        sign = -1 if stm else 1
+        assert int(rec["score"][i]) == sign * int(score)
+        r = float(result)
+        assert rec["result"][i] / 2 == (1 - r if stm else r)
+
+
+def test_rejects_malformed_data(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("8/8/8/8/8/8/8/K6k w - - 0 1 | 12 | 0.5\nnot a fen | x | 1.0\n")
+    with pytest.raises(ValueError, match=":2: malformed"):
+        T.convert(str(bad))
+
+
+def test_saved_net_matches_model(trained):
+    data, out, model, record = trained
+    net = load_net(out)
+    assert net.hidden == 32 and net.activation == N.ACT_SCRELU
+    w_ft = model.ft.weight.detach().numpy()[:768].astype(np.float64)
+    w_out = model.out.weight.detach().numpy().reshape(2, 32).astype(np.float64)
+    # quantisation: each integer weight is the nearest QA / QB step of the float weight
+    assert np.abs(net.w_ft / net.qa - w_ft).max() <= 0.5 / net.qa + 1e-6
+    assert np.abs(net.w_out / net.qb - w_out).max() <= 0.5 / net.qb + 1e-6
+    lines = _lines()[::10][:300]
+    st, mb = P.new_stack(2)
+    acc = N.new_accumulators(net.hidden, 2)
+    diffs = []
+    for fen, _, _ in lines:
+        fen = fen.strip()
+        parse_fen(fen, st, mb, 0)
+        N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
+        got = int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), net.w_out, net.params))
+        feats, _ = T.fen_features(fen)
+        f = np.full((1, 32), 768, dtype=np.int64)
+        f[0, :len(feats)] = feats
+        g = T.other_perspective(np.where(f == 768, -1, f))
+        g[g < 0] = 768
+        with torch.no_grad():
+            want = float(model(torch.from_numpy(f), torch.from_numpy(g))[0]) * net.scale
+        # rounding bound: each accumulator entry is off by at most (pieces + 1) / (2 QA), SCReLU
+        # is 2-Lipschitz on [0, 1], each output weight by 1 / (2 QB), the bias by
+        # 1 / (2 QA QB); plus 2 cp of floor division
+        delta = (len(feats) + 1) * 0.5 / net.qa
+        bound = net.scale * (2 * delta * np.abs(w_out).sum() + 2 * 32 * 0.5 / net.qb
+                             + 0.5 / (net.qa * net.qb)) + 2
+        assert abs(got - want) <= bound, f"{fen}: numba {got}, torch {want:.2f}"
+        diffs.append(abs(got - want))
+    # rounding errors mostly cancel: the mean is far below the worst-case bound
+    assert np.mean(diffs) < 5, f"mean |numba - torch| = {np.mean(diffs):.2f} cp"
+    assert len({round(d, 3) for d in diffs}) > 10
+
+
+def test_record(trained):
+    data, out, model, record = trained
+    with open(out + ".json") as fh:
+        saved = json.load(fh)
+    assert saved["data"] == [os.path.abspath(data)] and saved["lambda"] == 0.3
+    assert saved["epochs"] == 1 and len(saved["history"]) == 1
+    h = saved["history"][0]
+    assert 0 < h["train_loss"] < 0.25 and 0 < h["val_loss"] < 0.25
+    assert saved["val_positions"] == round(3005 * 0.05)
+    assert os.path.exists(out + ".ckpt")
