@@ -364,8 +364,11 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     n_games = 0
     results = {1.0: 0, 0.5: 0, 0.0: 0}
     bar = None
-    if progress:
+    try:
         from tqdm import tqdm
+    except ImportError:                      # tqdm comes with the tune and cluster extras
+        progress = False
+    if progress:
         bar = tqdm(total=want_games if want_games else positions, unit="game" if want_games
                    else "pos", dynamic_ncols=True, file=sys.stderr)
 
