@@ -752,3 +752,30 @@ def test_engine_and_uci_thread_bounds_agree():
     from uci_engine import uci as U
     from uci_engine.engine import MAX_THREADS
     assert U.MAX_THREADS == MAX_THREADS
+
+
+def test_multipv_lines_come_best_first(raw):
+    """Each iteration's MultiPV lines are reported in score order, whatever the order in which
+    the exclusion searches found them (positions where they come out of order are common)."""
+    raw.send("setoption name MultiPV value 4")
+    for fen in ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"):
+        raw.send(f"position fen {fen}", "go depth 7")
+        lines = infos(raw.expect("bestmove", 30))
+        by_depth = {}
+        for ln in lines:
+            if " bound" in ln or "lowerbound" in ln or "upperbound" in ln:
+                continue
+            d = int(re.search(r" depth (\d+)", ln).group(1))
+            k = int(re.search(r" multipv (\d+)", ln).group(1))
+            sc = re.search(r" score (cp|mate) (-?\d+)", ln)
+            v = int(sc.group(2)) if sc.group(1) == "cp" else (100000 if int(sc.group(2)) > 0
+                                                              else -100000)
+            by_depth.setdefault(d, {})[k] = v
+        full = [d for d, ks in by_depth.items() if len(ks) == 4]
+        assert full
+        for d in full:
+            scores = [by_depth[d][k] for k in (1, 2, 3, 4)]
+            assert scores == sorted(scores, reverse=True), (d, scores)
+    raw.send("setoption name MultiPV value 1")

@@ -386,6 +386,12 @@ class Engine:
                     for k in range(len(done_pvs)):
                         best_pvs[k] = done_pvs[k]
                         best_scores[k] = done_scores[k]
+                if multipv > 1 and len(done_pvs) == multipv and None not in best_scores:
+                    # a later line can score above an earlier one (the TT changes between
+                    # them): report and play them best first, as Stockfish sorts its root moves
+                    order = sorted(range(multipv), key=lambda k: -best_scores[k])
+                    best_pvs = [best_pvs[k] for k in order]
+                    best_scores = [best_scores[k] for k in order]
                 if h[S.STOP]:
                     break
                 done_depth = depth
