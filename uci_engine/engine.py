@@ -41,6 +41,19 @@ def _legal(st, row):
     return [int(m) for m in buf[:generate_legal(st, row, buf)]]
 
 
+def _new_search(h, age, node_limit, soft_nodes):
+    """Reset a thread's control block ``h`` for a new search: stop flag, counters, root best
+    move and killers cleared; TT generation ``age``; node limits (0 = none)."""
+    h[S.STOP] = 0
+    h[S.NODES] = 0
+    h[S.SELDEPTH] = 0
+    h[S.BEST_MOVE] = 0
+    h[S.AGE] = age
+    h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
+    h[S.NODE_LIMIT] = node_limit
+    h[S.SOFT_NODES] = soft_nodes
+
+
 class StopTimer:
     """One long-lived thread that calls ``callback`` when an armed deadline passes.
 
@@ -343,14 +356,7 @@ class Engine:
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
         h = self.heur
-        h[S.STOP] = 0
-        h[S.NODES] = 0
-        h[S.SELDEPTH] = 0
-        h[S.BEST_MOVE] = 0
-        h[S.AGE] = (h[S.AGE] + 1) & 0x1F
-        h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
-        h[S.NODE_LIMIT] = limits.nodes if limits.nodes else 0
-        h[S.SOFT_NODES] = limits.soft_nodes if limits.soft_nodes else 0
+        _new_search(h, (h[S.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0)
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         max_depth = min(limits.depth or (S.MAX_PLY - 8), S.MAX_PLY - 8)
@@ -449,14 +455,7 @@ class Engine:
             w.root = self.root
             w.completed = None
             h = w.heur
-            h[S.STOP] = 0
-            h[S.NODES] = 0
-            h[S.SELDEPTH] = 0
-            h[S.BEST_MOVE] = 0
-            h[S.NODE_LIMIT] = 0
-            h[S.SOFT_NODES] = 0
-            h[S.AGE] = self.heur[S.AGE]
-            h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
+            _new_search(h, self.heur[S.AGE], 0, 0)   # the main thread alone counts nodes
             h[S.ROOT_N] = len(root_moves)
             h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
             w.thread = threading.Thread(target=self._helper_loop, args=(w, k, max_depth),
