@@ -55,13 +55,13 @@ def _cttz64(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def popcount(b):
     """Number of set bits of the uint64 bitboard ``b`` (int64)."""
     return np.int64(_ctpop64(np.uint64(b)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lsb(b):
     """Index (0..63, int64) of the least significant set bit of ``b``; 64 for an empty board."""
     return np.int64(_cttz64(np.uint64(b)))

@@ -53,45 +53,45 @@ WHITE_PAWN, WHITE_KNIGHT, WHITE_BISHOP, WHITE_ROOK, WHITE_QUEEN, WHITE_KING = ra
 BLACK_PAWN, BLACK_KNIGHT, BLACK_BISHOP, BLACK_ROOK, BLACK_QUEEN, BLACK_KING = range(6, 12)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def piece_of(colour, ptype):
     """Piece index (int64, 0..11) of ``ptype`` (PAWN..KING) of ``colour`` (WHITE, BLACK):
     also its bitboard column in ``st``."""
     return colour * PIECE_TYPES + ptype
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def piece_type(p):
     """Type (PAWN..KING) of piece index ``p`` (int64 0..11; NO_PIECE gives PAWN: test first)."""
     return p % PIECE_TYPES
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def piece_colour(p):
     """Colour (WHITE, BLACK) of piece index ``p`` (int64 0..11)."""
     return p // PIECE_TYPES
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_from(m):
     """From-square (0..63) of move ``m`` (bits 0-5)."""
     return m & 63
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_to(m):
     """To-square (0..63) of move ``m`` (bits 6-11); the rook's square for castling."""
     return (m >> 6) & 63
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_flag(m):
     """Flag (0..7) of move ``m`` (bits 12-14): FLAG_NORMAL, FLAG_EP, FLAG_CASTLE or
     FLAG_PROMO + promoted type - KNIGHT."""
     return (m >> 12) & 7
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def promo_type(flag):
     """Piece type (KNIGHT..QUEEN) a promotion flag (FLAG_PROMO..FLAG_PROMO + 3) promotes to."""
     return flag - FLAG_PROMO + KNIGHT

@@ -96,14 +96,14 @@ ROOK_TABLE_SIZE = int(_rook_offsets[64])
 BISHOP_TABLE_SIZE = int(_bishop_offsets[64])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rook_attacks(sq, occ):
     """Rook attacks (uint64) from ``sq`` (int, 0..63) over occupancy ``occ`` (uint64)."""
     idx = ((np.uint64(occ) & ROOK_MASK[sq]) * ROOK_MAGIC[sq]) >> ROOK_SHIFT[sq]
     return ROOK_TABLE[ROOK_OFFSET[sq] + idx]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bishop_attacks(sq, occ):
     """Bishop attacks (uint64) from ``sq`` (int, 0..63) over occupancy ``occ`` (uint64)."""
     idx = ((np.uint64(occ) & BISHOP_MASK[sq]) * BISHOP_MAGIC[sq]) >> BISHOP_SHIFT[sq]

@@ -46,7 +46,7 @@ def _pext64(typingctx, x, mask):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pext(x, mask):
     """Hardware parallel bit extract: the bits of ``x`` at ``mask``'s set bits, packed low."""
     return _pext64(np.uint64(x), np.uint64(mask))
@@ -80,13 +80,13 @@ ROOK_PEXT_TABLE = _build(ROOK_MASK, False)
 BISHOP_PEXT_TABLE = _build(BISHOP_MASK, True)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rook_attacks(sq, occ):
     """Rook attacks (uint64) from ``sq`` (int, 0..63) over occupancy ``occ`` (uint64)."""
     return ROOK_PEXT_TABLE[ROOK_OFFSET[sq] + _pext64(np.uint64(occ), ROOK_MASK[sq])]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bishop_attacks(sq, occ):
     """Bishop attacks (uint64) from ``sq`` (int, 0..63) over occupancy ``occ`` (uint64)."""
     return BISHOP_PEXT_TABLE[BISHOP_OFFSET[sq] + _pext64(np.uint64(occ), BISHOP_MASK[sq])]
