@@ -128,6 +128,10 @@ MV_MOVES, MV_SCORES, MV_QUIETS = 0, 1, 2
 # compiled for a literal type can crash when loaded from the cache (numba issue #6061).
 ZERO = np.int64(0)
 ONE = np.int64(1)
+# The searches of one move in negamax's PVS loop, in the order they may run.
+PVS_REDUCED = 0            # zero window at the LMR-reduced depth
+PVS_ZERO_WINDOW = 1        # zero window at full depth, after a reduced search beat alpha
+PVS_FULL = 2               # full window (first move, or a zero-window search inside the window)
 QS_DEPTH = np.int64(-1)   # depth passed inside quiescence: never check-extended
 
 
@@ -183,7 +187,7 @@ def _prefetch(typingctx, arr, idx):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tt_prefetch(tt, heur, key):
     """Start loading the TT bucket of ``key`` into the cache (Stockfish prefetches it right
     after making a move, so the child's probe finds the bucket in cache)."""
@@ -279,7 +283,7 @@ def score_from_tt(s, sply):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tt_cutoff(d, sply, alpha, beta):
     """The score (centipawns, relative to the node at ``sply``) of TT data word ``d`` when its
     bound settles the window (alpha, beta): exact, a lower bound >= beta or an upper bound
@@ -485,7 +489,7 @@ def _pick(mv, sply, i, n):
     return np.int64(mv[sply, MV_MOVES, i])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _history_index(us, m):
     """Index in ``heur`` of the butterfly history entry of side ``us`` for move ``m``
     (from-square x to-square; chessprogramming wiki "History Heuristic")."""
@@ -710,10 +714,15 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                   and see(st, mb, heur, row, m) < -SEE_PRUNE_MARGIN * depth):
                 continue                            # SEE pruning of losing captures
         new_depth = depth - 1
+        # The move's searches, in order: reduced zero window, full-depth zero window, full
+        # window. All run through the one recursive call below: Numba types each recursive
+        # call site by re-inferring the types of all of negamax (three passes per site), so
+        # fewer sites mean a faster first start.
+        r = 0
         if searched == 0:
-            score = -negamax(st, mb, tt, heur, mv, child, new_depth, -beta, -alpha, ZERO)
+            phase = PVS_FULL
         else:
-            r = 0
+            phase = PVS_REDUCED
             if (depth >= LMR_MIN_DEPTH and quiet and not in_check and not gives_check
                     and searched >= (LMR_MIN_MOVES_PV if pv_node else LMR_MIN_MOVES)):
                 r = LMR[min(depth, 63), min(searched, 63)]
@@ -729,13 +738,20 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                     r = 0
                 if r > new_depth - 1:
                     r = max(new_depth - 1, 0)
-            score = -negamax(st, mb, tt, heur, mv, child, new_depth - r, -alpha - 1, -alpha,
-                             ONE)
-            if score > alpha and r > 0:
-                score = -negamax(st, mb, tt, heur, mv, child, new_depth, -alpha - 1, -alpha,
-                                 1 - cut_node)
-            if score > alpha and score < beta:
-                score = -negamax(st, mb, tt, heur, mv, child, new_depth, -beta, -alpha, ZERO)
+        while True:
+            if phase == PVS_REDUCED:
+                d, lo, cn = new_depth - r, -alpha - 1, ONE
+            elif phase == PVS_ZERO_WINDOW:
+                d, lo, cn = new_depth, -alpha - 1, 1 - cut_node
+            else:
+                d, lo, cn = new_depth, -beta, ZERO
+            score = -negamax(st, mb, tt, heur, mv, child, d, lo, -alpha, cn)
+            if phase == PVS_REDUCED and score > alpha and r > 0:
+                phase = PVS_ZERO_WINDOW
+            elif phase != PVS_FULL and score > alpha and score < beta:
+                phase = PVS_FULL
+            else:
+                break
         if heur[STOP]:
             return np.int64(0)
         searched += 1
