@@ -779,3 +779,26 @@ def test_multipv_lines_come_best_first(raw):
             scores = [by_depth[d][k] for k in (1, 2, 3, 4)]
             assert scores == sorted(scores, reverse=True), (d, scores)
     raw.send("setoption name MultiPV value 1")
+
+
+def test_command_line_options_are_set_before_the_first_command(warm_cache):
+    """``uci-engine --option NAME=VALUE`` (for clients that cannot send setoption, such as
+    fastchess --compliance): MultiPV 3 from the command line gives three lines; a bad value
+    gets an error line and the engine carries on."""
+    r = Raw(engine_cmd() + ["--option", "MultiPV=3", "-o", "Hash=lots", "--option", "Threads=2"])
+    try:
+        first = r.readline(30)
+        assert first.startswith("info string error:") and "Hash" in first, first
+        r.start()
+        r.send("position startpos", "go depth 5")
+        lines = infos(r.expect("bestmove", 30))
+        assert {int(re.search(r" multipv (\d+)", ln).group(1)) for ln in lines} == {1, 2, 3}
+    finally:
+        r.quit()
+
+
+def test_setoption_line_of_a_command_line_option():
+    from uci_engine.cli import setoption_line
+    assert setoption_line("Threads=2") == "setoption name Threads value 2"
+    assert setoption_line("SyzygyPath=/a b/c") == "setoption name SyzygyPath value /a b/c"
+    assert setoption_line("Clear Hash") == "setoption name Clear Hash"

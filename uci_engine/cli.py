@@ -1,4 +1,5 @@
-"""Command line: ``uci-engine [--sliders X] [uci|bench [depth]|perft ...|warmup]``, ``--version``.
+"""Command line: ``uci-engine [--sliders X] [--option NAME=VALUE ...] [uci|bench [depth]|perft
+...|warmup]``, ``--version``.
 
 Without a subcommand the engine speaks UCI on stdin/stdout.
 """
@@ -15,6 +16,10 @@ def _build_parser():
     p.add_argument("--sliders", choices=["auto", "pext", "magic", "rayscan"], default=None,
                    help="slider attack backend (default: auto-detect; env UCI_ENGINE_SLIDERS)")
     p.add_argument("--version", action="store_true", help="print version and slider path")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
+                   help="UCI only: apply 'setoption name NAME value VALUE' before reading "
+                        "commands (repeatable), for clients that cannot send options, such "
+                        "as fastchess --compliance; a bad one gets 'info string error'")
     sub = p.add_subparsers(dest="command")
     sub.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     b = sub.add_parser("bench", help="fixed-depth search signature for OpenBench")
@@ -45,6 +50,14 @@ def _build_parser():
     return p
 
 
+def setoption_line(item):
+    """The UCI ``setoption`` command (str) for a ``--option`` argument ``NAME=VALUE``, or
+    ``NAME`` alone for a button; spaces inside the name or value are kept."""
+    name, sep, value = item.partition("=")
+    line = f"setoption name {name.strip()}"
+    return f"{line} value {value.strip()}" if sep else line
+
+
 def _select(sliders):
     from . import backend
     name, text, warning = backend.choose_and_select(sliders)
@@ -64,7 +77,10 @@ def main(argv=None):
         return 0
     if args.command in (None, "uci"):
         from .uci import UCI
-        status = UCI(sliders=args.sliders).run()
+        session = UCI(sliders=args.sliders)
+        for item in args.option:
+            session.handle(setoption_line(item))
+        status = session.run()
         # Leave without interpreter teardown: a daemon thread may still hold compiled code,
         # and LLVM's global destructors then assert at exit. Everything is flushed first.
         sys.stdout.flush()
