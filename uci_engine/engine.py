@@ -338,6 +338,15 @@ class Engine:
         clock = clock or time.monotonic
         t0 = clock()
         self._tstart = t0
+        # The first move of the last line reported as multipv 1: bestmove must match it
+        # (fastchess warns "Bestmove does not match beginning of last PV" otherwise).
+        reported = [None]
+        send_info = on_info
+        if send_info:
+            def on_info(info):
+                if info["multipv"] == 1 and info["pv"]:
+                    reported[0] = info["pv"][0]
+                send_info(info)
         self._clock = clock
         legal = self.legal_moves()
         if limits.searchmoves:
@@ -431,6 +440,12 @@ class Engine:
                                     strength.level_for(self.uci_elo), self.skill_rng)]
             best_scores[0], best_pvs[0] = best_scores[k], best_pvs[k]
         best = best_pvs[0][0]
+        if on_info and best_scores[0] is not None and reported[0] != self.move_to_uci(best):
+            # The move comes from an iteration cut short (or the depth-1 search finished
+            # after a stop, which reports nothing), the helpers' vote or the skill pick:
+            # report its line last, as Stockfish does for a new best thread.
+            on_info(self._info(max(done_depth, 1), 1, best_scores[0], best_pvs[0], None,
+                               t0, clock))
         ponder = best_pvs[0][1] if len(best_pvs[0]) > 1 else self._ponder_from_tt(best)
         self.last_move = best
         self.last_score = best_scores[0]
