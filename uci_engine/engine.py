@@ -124,6 +124,8 @@ class Engine:
         self.limit_strength = False           # UCI_LimitStrength
         self.uci_elo = strength.ELO_DEFAULT   # UCI_Elo
         self.skill_rng = random.Random()
+        self._game = None                     # (fen, chess960), moves of the last set_position
+        self._timer = None                    # StopTimer, started on the first timed search
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
         self.tb_hits = 0
@@ -171,7 +173,7 @@ class Engine:
         the current position, only the new moves are parsed and played (a 160-ply game took
         7 ms to replay, most of a 1+0.01 increment)."""
         key = (fen, self.chess960)
-        last = getattr(self, "_game", None)
+        last = self._game
         if last is not None and last[0] == key and len(moves) >= len(last[1]) \
                 and moves[:len(last[1])] == last[1] \
                 and self.root + len(moves) - len(last[1]) < self.st.shape[0] - S.MAX_PLY - 8:
@@ -653,12 +655,12 @@ class Engine:
 
     def _arm_timer(self, hard_ms):
         if hard_ms is not None:
-            if getattr(self, "_timer", None) is None:
+            if self._timer is None:
                 self._timer = StopTimer(self.request_stop)
             self._timer.arm(hard_ms / 1000.0)
 
     def _disarm_timer(self):
-        if getattr(self, "_timer", None) is not None:
+        if self._timer is not None:
             self._timer.disarm()
 
     def extend_time(self, limits, move_overhead=10):
