@@ -9,27 +9,67 @@ from uci_engine.kernels import search as S
 from uci_engine.timeman import Limits
 
 
-def test_nodes_and_level_rise_smoothly_with_elo():
-    elos = range(K.ELO_MIN, K.ELO_MAX + 1, 20)
-    nodes = [K.nodes_for(e) for e in elos]
-    levels = [K.level_for(e) for e in elos]
-    assert nodes == sorted(nodes) and levels == sorted(levels)
-    assert nodes[0] == K.NODES_AT_MIN and levels[0] == 0 and levels[-1] == K.SKILL_LEVEL_MAX
-    # no jumps: neighbouring Elo steps change the node limit by less than 10 %
-    assert all(b / a < 1.1 for a, b in zip(nodes, nodes[1:]))
+def test_nodes_and_noise_change_smoothly_with_elo():
+    elos = range(K.ELO_MIN, K.ELO_MAX + 1, 10)
+    lines = [K.multipv_for(e) for e in elos]
+    # the effort per line: the node limit without the extra for searching several lines
+    per_line = [K.nodes_for(e) / (K.MULTIPV_NODE_FACTOR if n > 1 else 1)
+                for e, n in zip(elos, lines)]
+    noise = [K.noise_for(e) for e in elos]
+    assert per_line == sorted(per_line) and noise == sorted(noise, reverse=True)
+    # no jumps: neighbouring Elo steps change the effort by less than 10 %
+    assert all(b / a < 1.1 for a, b in zip(per_line, per_line[1:]))
+    assert noise[0] == K.NOISE_AT_MIN and noise[-1] == 0
+    assert lines[0] == K.SKILL_MULTIPV and lines[-1] == 1
+    assert all((n > 1) == (z > 0) for n, z in zip(lines, noise))
     assert K.nodes_for(K.ELO_MIN - 500) == K.nodes_for(K.ELO_MIN)   # clamped
+    extra = K.MULTIPV_NODE_FACTOR if K.multipv_for(K.ELO_ANCHOR) > 1 else 1
+    assert K.nodes_for(K.ELO_ANCHOR) == K.NODES_AT_ANCHOR * extra
 
 
-def test_pick_best_at_full_level_and_noise_below():
+def test_pick_stays_within_the_noise():
     scores = [50, 40, 0, -300]
-    assert K.pick(scores, K.SKILL_LEVEL_MAX) == 0
+    assert K.pick(scores, 0) == 0
     rng = random.Random(3)
-    picks = [K.pick(scores, 0, rng) for _ in range(2000)]
-    assert picks.count(0) > picks.count(2) > picks.count(3)       # better lines more often
-    assert 0 < picks.count(0) < 2000
+    picks = [K.pick(scores, 60, rng) for _ in range(4000)]
+    assert picks.count(0) > picks.count(1) > picks.count(2) > 0   # better lines more often
+    assert picks.count(3) == 0                  # 350 cp worse: beyond 60 cp of noise
     rng = random.Random(3)
-    high = [K.pick(scores, 15, rng) for _ in range(2000)]
-    assert high.count(0) > picks.count(0)                          # stronger, less noise
+    calmer = [K.pick(scores, 20, rng) for _ in range(4000)]
+    assert calmer.count(0) > picks.count(0) and calmer.count(2) == 0
+
+
+def test_weak_pick_comes_from_one_finished_iteration():
+    """The played line is one of the lines of the last iteration that finished all of them:
+    an iteration cut by the node limit mixes depths (and scores out of order)."""
+    fens = ["rnbqkb1r/pp1ppppp/2p2n2/8/8/1P2P3/P1PP1PPP/RNBQKBNR w KQkq - 0 3",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"]
+    e = Engine(16)
+    e.limit_strength = True
+    e.skill_rng = random.Random(5)
+    checked = 0
+    for elo in (K.ELO_MIN, 1600, 1900):
+        e.uci_elo = elo
+        for fen in fens:
+            e.clear()
+            e.set_position(fen, [])
+            infos = []
+            best, _ = e.search(Limits(depth=40), on_info=infos.append)
+            # an iteration's report: lines 1 .. SKILL_MULTIPV in a row at one depth (the played
+            # line is reported once more after them, as multipv 1)
+            exact = [i for i in infos if i["bound"] is None]
+            groups = [exact[j:j + K.SKILL_MULTIPV] for j in range(len(exact))
+                      if [i["multipv"] for i in exact[j:j + K.SKILL_MULTIPV]]
+                      == list(range(1, K.SKILL_MULTIPV + 1))
+                      and len({i["depth"] for i in exact[j:j + K.SKILL_MULTIPV]}) == 1]
+            if not groups:
+                # no iteration finished all lines within the node limit: no pick, best line
+                assert best == infos[-1]["pv"][0]
+                continue
+            assert (e.last_score, best) in [(i["score"], i["pv"][0]) for i in groups[-1]]
+            checked += 1
+    assert checked >= 7
 
 
 def test_engine_limits_nodes_and_plays_legal_moves():
@@ -46,7 +86,7 @@ def test_engine_limits_nodes_and_plays_legal_moves():
 
 
 def test_weak_play_varies_and_full_strength_does_not():
-    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"   # close first moves
     e = Engine(4)
     e.limit_strength = True
     e.uci_elo = K.ELO_MIN

@@ -361,7 +361,7 @@ class Engine:
         if self.limit_strength:
             cap = strength.nodes_for(self.uci_elo)
             limits = dataclasses.replace(limits, nodes=min(limits.nodes or cap, cap))
-            multipv = max(multipv, strength.SKILL_MULTIPV)
+            multipv = max(multipv, strength.multipv_for(self.uci_elo))
         self.tb_hits = 0
         self._tb_scores = None
         if tablebases is not None:
@@ -376,6 +376,8 @@ class Engine:
         multipv = max(1, min(multipv, len(allowed)))
         best_pvs = [[m] for m in allowed[:multipv]]
         best_scores = [None] * multipv
+        # every line of the last iteration that finished all of them (the skill pick's choice)
+        full_lines = None
         done_depth = 0
         try:
             for depth in range(1, max_depth + 1):
@@ -412,6 +414,8 @@ class Engine:
                 if h[S.STOP]:
                     break
                 done_depth = depth
+                if len(done_pvs) == multipv and None not in best_scores:
+                    full_lines = list(zip(best_scores, best_pvs))
                 if on_info:
                     for k in range(multipv):
                         on_info(self._info(depth, k + 1, best_scores[k], best_pvs[k], None,
@@ -436,11 +440,11 @@ class Engine:
             self._stop_helpers()
         if multipv == 1 and not limits.depth and self.helpers and best_scores[0] is not None:
             best_scores[0], best_pvs[0] = self._vote(done_depth, best_scores[0], best_pvs[0])
-        if self.limit_strength:
-            lines = [k for k in range(multipv) if best_scores[k] is not None]
-            k = lines[strength.pick([best_scores[k] for k in lines],
-                                    strength.level_for(self.uci_elo), self.skill_rng)]
-            best_scores[0], best_pvs[0] = best_scores[k], best_pvs[k]
+        if self.limit_strength and full_lines and len(full_lines) > 1:
+            # the lines of one finished iteration: an interrupted one mixes depths
+            k = strength.pick([s for s, _ in full_lines], strength.noise_for(self.uci_elo),
+                              self.skill_rng)
+            best_scores[0], best_pvs[0] = full_lines[k]
         best = best_pvs[0][0]
         if on_info and best_scores[0] is not None and reported[0] != self.move_to_uci(best):
             # The move comes from an iteration cut short (or the depth-1 search finished

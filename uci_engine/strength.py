@@ -3,55 +3,69 @@ root moves (plain Python).
 
 Two knobs, both driven by the requested Elo and both smooth across the range:
 
-* a node limit per move, geometric in the Elo: ``NODES_AT_MIN * 2 ** ((elo - ELO_MIN) /
-  ELO_PER_NODE_DOUBLING)``;
-* Stockfish's skill level (src/search.cpp, ``Skill::pick_best``): the engine searches
-  ``SKILL_MULTIPV`` lines and picks the move whose score plus a random push is highest, the
-  push being ``(weakness * (top - score) + delta * rand % weakness) / 128`` with ``weakness =
-  120 - 2 * level`` and ``delta = min(top - worst, PAWN)``. The level rises linearly from 0 at
-  ``ELO_MIN`` to ``SKILL_LEVEL_MAX`` at ``ELO_MAX``, where the noise is gone.
+* a node limit per move, geometric in the Elo: ``NODES_AT_ANCHOR * 2 ** ((elo - ELO_ANCHOR) /
+  ELO_PER_NODE_DOUBLING)``. Against Debian Stockfish's own ``UCI_Elo`` a node limit moved our
+  strength by about 90 Elo per doubling between 200 and 100,000 nodes (README, "UCI_Elo
+  calibration"); at ELO_MAX the clock of a 5+0.05 game binds before the node limit does;
+* a controlled choice among ``SKILL_MULTIPV`` root lines (Stockfish's skill-level idea,
+  src/search.cpp ``Skill::pick_best``, with our own noise): each line's score gets a uniform
+  random push in ``[0, noise_for(elo))`` centipawns and the highest total is played, so a move
+  worse than the best by more than the noise is never chosen. The noise falls linearly from
+  ``NOISE_AT_MIN`` at ELO_MIN to 0 at NOISE_END; from there on one line is searched. While
+  several lines are searched the node limit is multiplied by ``MULTIPV_NODE_FACTOR`` so the best
+  line gets about the effort it would get alone and the strength does not jump at NOISE_END.
 
-Not calibrated yet: against Debian Stockfish at the same ``UCI_Elo`` these constants play
-400-650 Elo below the request (README, "UCI_Elo calibration").
+Stockfish's own push, ``(weakness * (top - score) + delta * rand % weakness) / 128``, made the
+choice nearly uniform among the four lines and cost 400-650 Elo on top of the node limit (the
+first calibration in README); the noise here is bounded in centipawns instead.
 """
 import random
 
 ELO_MIN = 1320            # Stockfish's lowest UCI_Elo
-ELO_MAX = 2800
+ELO_MAX = 2100            # our full strength at 5+0.05 on Stockfish's scale (README)
 ELO_DEFAULT = 1320        # Stockfish's default UCI_Elo
-# Nodes per move at ELO_MIN. The first guess, 400, seemed to play 200 Elo below the request
-# (a reading inflated by Stockfish's time losses), so it was raised by 1.33 doublings,
-# 400 * 2 ** (200 / 150) ~ 1000; measured again this is still 400-650 Elo low (README).
-NODES_AT_MIN = 1000
-ELO_PER_NODE_DOUBLING = 150   # the classical ~100-200 Elo per doubling of search effort
-SKILL_LEVEL_MAX = 20      # Stockfish: level 20 = no deliberate noise
+# Node limit: NODES_AT_ANCHOR nodes per move (one line) play at ELO_ANCHOR, gaining
+# ELO_PER_NODE_DOUBLING per doubling: the weighted least-squares line through eight node-bound
+# matches against Stockfish's UCI_Elo, 20-40 games each (README, "UCI_Elo calibration").
+NODES_AT_ANCHOR = 1000
+ELO_ANCHOR = 1530
+ELO_PER_NODE_DOUBLING = 90
+NODES_MIN = 64            # a floor, never reached from ELO_MIN with the constants above
 SKILL_MULTIPV = 4         # Stockfish searches at least 4 lines with a skill level
-SKILL_PAWN = 100          # Stockfish's PawnValue cap on delta, in our centipawns
+MULTIPV_NODE_FACTOR = 2   # an estimate: lines 2-4 reuse the TT entries of line 1
+NOISE_AT_MIN = 50         # centipawns of uniform noise per line at ELO_MIN
+NOISE_END = 2000          # Elo from which the noise is 0 and one line is searched
+
+
+def _clamp(elo):
+    return min(max(int(elo), ELO_MIN), ELO_MAX)
+
+
+def noise_for(elo):
+    """Width (float, centipawns) of the uniform noise added to each root line at ``elo``
+    (clamped to ELO_MIN .. ELO_MAX); 0 from NOISE_END up."""
+    elo = _clamp(elo)
+    return max(0.0, NOISE_AT_MIN * (NOISE_END - elo) / (NOISE_END - ELO_MIN))
+
+
+def multipv_for(elo):
+    """Root lines (int) searched at ``elo``: SKILL_MULTIPV while there is noise, else 1."""
+    return SKILL_MULTIPV if noise_for(elo) > 0 else 1
 
 
 def nodes_for(elo):
     """Node limit (int) per move at ``elo`` (clamped to ELO_MIN .. ELO_MAX)."""
-    elo = min(max(int(elo), ELO_MIN), ELO_MAX)
-    return int(round(NODES_AT_MIN * 2 ** ((elo - ELO_MIN) / ELO_PER_NODE_DOUBLING)))
+    elo = _clamp(elo)
+    n = NODES_AT_ANCHOR * 2 ** ((elo - ELO_ANCHOR) / ELO_PER_NODE_DOUBLING)
+    if multipv_for(elo) > 1:
+        n *= MULTIPV_NODE_FACTOR
+    return max(NODES_MIN, int(round(n)))
 
 
-def level_for(elo):
-    """Skill level (float, 0 .. SKILL_LEVEL_MAX) at ``elo``."""
-    elo = min(max(int(elo), ELO_MIN), ELO_MAX)
-    return SKILL_LEVEL_MAX * (elo - ELO_MIN) / (ELO_MAX - ELO_MIN)
-
-
-def pick(scores, level, rng=random):
-    """Index (int) of the root line to play among ``scores`` (centipawns, best first), by
-    Stockfish's ``Skill::pick_best``; 0 when ``level`` >= SKILL_LEVEL_MAX."""
-    if level >= SKILL_LEVEL_MAX or len(scores) < 2:
+def pick(scores, noise, rng=random):
+    """Index (int) of the root line to play among ``scores`` (centipawns, best first): the
+    highest ``score + uniform(0, noise)``; 0 when ``noise`` <= 0 or there is one line."""
+    if noise <= 0 or len(scores) < 2:
         return 0
-    top = scores[0]
-    delta = min(top - scores[-1], SKILL_PAWN)
-    weakness = 120 - 2 * level
-    best, best_value = 0, None
-    for i, s in enumerate(scores):
-        push = int(weakness * (top - s) + delta * (rng.randrange(1 << 30) % int(weakness))) // 128
-        if best_value is None or s + push >= best_value:
-            best, best_value = i, s + push
-    return best
+    pushed = [s + rng.random() * noise for s in scores]
+    return max(range(len(scores)), key=pushed.__getitem__)
