@@ -38,6 +38,7 @@ from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE, C
                        make_move, make_null_move, attackers_to)
 from .movegen import generate_legal, generate_noisy
 from .evaluate import evaluate
+from ..numba_recursion import infer_return_once
 
 MAX_PLY = 128
 MATE = 32000
@@ -518,6 +519,7 @@ def _in_check(st, row, us):
 # --- main search -------------------------------------------------------------------------------
 # _nrt=False: negamax allocates nothing, and without it every array handed to a callee (and
 # every mv[sply, k] view) is increfed and decrefed atomically on each node: about +35% nps.
+@infer_return_once
 @njit(cache=True, nogil=True, _nrt=False)
 def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
     """Principal variation search to ``depth`` plies from row ``row``; returns the score in
