@@ -6,7 +6,8 @@ Two knobs, both driven by the requested Elo and both smooth across the range:
 * a node limit per move, geometric in the Elo: ``NODES_AT_ANCHOR * 2 ** ((elo - ELO_ANCHOR) /
   ELO_PER_NODE_DOUBLING)``. Against Debian Stockfish's own ``UCI_Elo`` a node limit moved our
   strength by about 90 Elo per doubling between 200 and 100,000 nodes (README, "UCI_Elo
-  calibration"); at ELO_MAX the clock of a 5+0.05 game binds before the node limit does;
+  calibration"); at ELO_MAX it is about 80,000 nodes, half of what a move of a 5+0.05 game
+  gets at full strength, which measured about 2110 on that scale;
 * a controlled choice among ``SKILL_MULTIPV`` root lines (Stockfish's skill-level idea,
   src/search.cpp ``Skill::pick_best``, with our own noise): each line's score gets a uniform
   random push in ``[0, noise_for(elo))`` centipawns and the highest total is played, so a move
