@@ -414,7 +414,7 @@ class Engine:
                 if h[S.STOP]:
                     break
                 done_depth = depth
-                if len(done_pvs) == multipv and None not in best_scores:
+                if None not in best_scores:         # (here every line finished)
                     full_lines = list(zip(best_scores, best_pvs))
                 if on_info:
                     for k in range(multipv):
@@ -440,7 +440,7 @@ class Engine:
             self._stop_helpers()
         if multipv == 1 and not limits.depth and self.helpers and best_scores[0] is not None:
             best_scores[0], best_pvs[0] = self._vote(done_depth, best_scores[0], best_pvs[0])
-        if self.limit_strength and full_lines and len(full_lines) > 1:
+        if self.limit_strength and full_lines:
             # the lines of one finished iteration: an interrupted one mixes depths
             k = strength.pick([s for s, _ in full_lines], strength.noise_for(self.uci_elo),
                               self.skill_rng)
