@@ -18,8 +18,9 @@ the game; nothing is adjudicated. Fairy-Max declares ``setboard=0``: the runner 
 positions up with the xboard ``edit`` command.
 
 Prints each game, the score against each opponent, the termination counts and our lowest clock
-(from the move times the runner records), and exits 1 if uci_engine lost any game by illegal
-move, time or crash (2 on a bad command line).
+(kept by the runner: ``GameRecord.lowest_clock_ms``), and exits 1 if uci_engine lost any game
+by illegal move, time, stall or crash, or an opponent's match could not be played (2 on a bad
+command line or a missing engine).
 
 Usage: python scripts/play.py [--games 20] [--tc 10+0.1] [--concurrency 2]
            [--opponents stockfish,fairymax] [--seed 1] [--pgn games.pgn] [--snapshot]
@@ -39,12 +40,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir))
 from uci_engine.tools.args import (ArgError, EngineSpec, MatchConfig, OpeningsSpec,  # noqa: E402
                                    _resolve_cmd)
-from uci_engine.tools.game import DISCONNECTION, ILLEGAL, STALLED, TIMEOUT  # noqa: E402
+from uci_engine.tools.ladder import clamp_stockfish_elo, stockfish_elo_range  # noqa: E402
+from uci_engine.tools.match import quiet_engine_logs, run_match  # noqa: E402
 from uci_engine.tools.tc import TimeControlError, parse_tc  # noqa: E402
 
 DEFAULT_OPENINGS = os.path.join(HERE, os.pardir, "tests", "data", "openings", "noob_2moves.epd")
 OURS = "uci_engine"
-FAULTS = (TIMEOUT, ILLEGAL, DISCONNECTION, STALLED)
 
 # name -> (command, protocol, options); stockfish's UCI_Elo comes from --elo
 OPPONENTS = {
@@ -52,15 +53,6 @@ OPPONENTS = {
                                        "UCI_LimitStrength": "true"}),
     "fairymax": ("fairymax", "xboard", {}),
 }
-
-
-def stockfish_elo(wanted):
-    """``wanted`` (UCI_Elo) clamped to the installed Stockfish's range."""
-    from uci_engine.tools.ladder import _stockfish_elo_range
-    rng = _stockfish_elo_range()
-    if rng is None:
-        return wanted
-    return min(max(wanted, rng[0]), rng[1])
 
 
 def snapshot_engine():
@@ -81,54 +73,10 @@ def snapshot_engine():
     return f"env PYTHONPATH={dst} NUMBA_CACHE_DIR={cache} {sys.executable} -m uci_engine"
 
 
-def our_colour(rec):
-    """True when uci_engine had White in game record ``rec``."""
-    return rec.white == OURS
-
-
-def our_points(rec):
-    ours_white = our_colour(rec)
-    if rec.result == "1-0":
-        return 1.0 if ours_white else 0.0
-    if rec.result == "0-1":
-        return 0.0 if ours_white else 1.0
-    return 0.5
-
-
-def fault_by(rec):
-    """Name of the side that lost ``rec`` by a fault (time, illegal move, crash, stall), or None."""
-    if rec.rtype not in FAULTS:
-        return None
-    white_lost = rec.result == "0-1"
-    return rec.white if white_lost else rec.black
-
-
-def lowest_clock(rec, tc):
-    """Our lowest clock (seconds) in ``rec``: base minus each move time (from the runner's PGN
-    comments, ``... 0.52s``), plus the increment after each move."""
-    ours_white = our_colour(rec)
-    clock = low = tc.base_ms / 1000.0
-    first = rec.board.root().turn
-    for ply, comment in sorted(rec.comments.items()):
-        mover_white = (ply % 2 == 0) == (first is True)
-        if mover_white != ours_white:
-            continue
-        secs = float(comment.split()[-1].rstrip("s"))
-        clock -= secs
-        low = min(low, clock)
-        clock += tc.inc_ms / 1000.0
-    return low
-
-
-def move_times(rec):
-    ours_white = our_colour(rec)
-    first = rec.board.root().turn
-    return [float(c.split()[-1].rstrip("s")) for ply, c in sorted(rec.comments.items())
-            if ((ply % 2 == 0) == (first is True)) == ours_white]
-
-
 def run(args):
-    from uci_engine.tools.match import quiet_engine_logs, run_match
+    """Play the matches of ``args`` (see :func:`main`) and print the summary; returns the exit
+    status: 0, 1 when uci_engine lost a game by a fault or a match could not be played, 2 on a
+    bad command line or a missing engine."""
     quiet_engine_logs()
     try:
         tc = parse_tc(args.tc)
@@ -141,22 +89,18 @@ def run(args):
             print(f"play.py: unknown opponent {o!r}; known: {', '.join(OPPONENTS)}",
                   file=sys.stderr)
             return 2
-    if args.snapshot:
-        args.engine = snapshot_engine()
-    else:
-        subprocess.run(shlex.split(args.engine) + ["warmup"], stdout=subprocess.DEVNULL,
-                       stdin=subprocess.DEVNULL)
     # restart="on": every game starts fresh engine processes
     ours = EngineSpec(cmd=args.engine, name=OURS, tc=tc, timemargin_ms=args.timemargin,
                       options={"Hash": "16"}, restart="on")
     specs = []
     try:
-        _resolve_cmd(ours, "--engine")
+        if not args.snapshot:
+            _resolve_cmd(ours, "--engine")
         for o in opponents:
             cmd, proto, options = OPPONENTS[o]
             options = dict(options)
             if o == "stockfish":
-                options["UCI_Elo"] = str(stockfish_elo(args.elo))
+                options["UCI_Elo"] = str(clamp_stockfish_elo(args.elo, stockfish_elo_range()))
             spec = EngineSpec(cmd=cmd, name=o, proto=proto, tc=tc, options=options,
                               timemargin_ms=args.timemargin, restart="on")
             _resolve_cmd(spec, o)
@@ -164,6 +108,11 @@ def run(args):
     except ArgError as err:
         print(f"play.py: error: {err} (apt-get install -y stockfish fairymax)", file=sys.stderr)
         return 2
+    if args.snapshot:
+        ours.cmd = snapshot_engine()
+    else:
+        subprocess.run(shlex.split(args.engine) + ["warmup"], stdout=subprocess.DEVNULL,
+                       stdin=subprocess.DEVNULL)
     print(f"{OURS} vs {', '.join(opponents)}: {args.games} games each at {args.tc}, "
           f"concurrency {args.concurrency}", flush=True)
     t_start = time.monotonic()
@@ -192,42 +141,61 @@ def run(args):
     print()
     for o, spec, res in summaries:
         rs = [res.records[k] for k in sorted(res.records)]
-        pts = [our_points(r) for r in rs]
-        w, l_, d = pts.count(1.0), pts.count(0.0), pts.count(0.5)
-        print(f"Score of {OURS} vs {o} {spec.options or ''}: {w} - {l_} - {d}  "
-              f"[{sum(pts):g}/{len(rs)}]")
+        us = res.players[0]                             # engines=[ours, opponent]
+        print(f"Score of {OURS} vs {o} {spec.options or ''}: {us.wins} - {us.losses} - "
+              f"{us.draws}  [{us.wins + 0.5 * us.draws:g}/{us.games}]")
         terms = collections.Counter()
+        faults = []
         for r in rs:
-            who = fault_by(r)
-            terms[r.reason if who is None else f"{r.termination} by {who}"] += 1
+            loser = r.fault_loser
+            if loser is None:
+                terms[r.reason] += 1
+                continue
+            who = r.white if loser else r.black
+            terms[f"{r.termination} by {who}"] += 1
+            if who == OURS:
+                faults.append(r)
         for t, n in sorted(terms.items()):
             print(f"    {t}: {n}")
-        ours_faults = [r for r in rs if fault_by(r) == OURS]
-        bad += len(ours_faults)
-        for r in ours_faults:
+        bad += len(faults)
+        for r in faults:
             print(f"    FAULT: {r.verbose_result}  opening {r.board.root().fen()}")
-        lows = [lowest_clock(r, tc) for r in rs]
-        mts = [t for r in rs for t in move_times(r)]
+        lows = [r.lowest_clock_ms[r.white == OURS] for r in rs]
+        lows = [x for x in lows if x is not None]       # None: tc=inf
+        mts = [ms for r in rs for ms in r.move_times_ms(r.white == OURS)]
         if lows:
-            print(f"    {OURS} lowest clock left: {min(lows):.2f} s, "
-                  f"average move {sum(mts) / max(1, len(mts)):.3f} s")
+            print(f"    {OURS} lowest clock left: {min(lows) / 1000:.2f} s, "
+                  f"average move {sum(mts) / max(1, len(mts)) / 1000:.3f} s")
     print(f"Illegal moves / time losses / crashes by {OURS}: {bad}")
     print(f"Total time: {time.monotonic() - t_start:.0f} s")
     return 1 if bad else 0
 
 
+def _positive(kind):
+    """argparse type: a ``kind`` (int or float) above 0 (else argparse exits with status 2)."""
+    def parse(text):
+        value = kind(text)
+        if not value > 0:
+            raise ValueError(text)
+        return value
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
 def main(argv=None):
+    """Command line (see the module docstring); returns the exit status."""
     ap = argparse.ArgumentParser(description="uci_engine vs stockfish (limited) and fairymax")
-    ap.add_argument("--games", type=int, default=20, help="games per opponent (20, even)")
+    ap.add_argument("--games", type=_positive(int), default=20,
+                    help="games per opponent (20, even)")
     ap.add_argument("--tc", default="10+0.1", help="cutechess time control (10+0.1)")
-    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--concurrency", type=_positive(int), default=2)
     ap.add_argument("--opponents", default="stockfish,fairymax")
     ap.add_argument("--elo", type=int, default=1320, help="stockfish UCI_Elo (1320)")
     ap.add_argument("--openings", default=DEFAULT_OPENINGS)
     ap.add_argument("--seed", type=int, default=1, help="opening selection seed")
     ap.add_argument("--engine", default="uci-engine", help="our engine's command line")
     ap.add_argument("--timemargin", type=int, default=0, help="ms allowed past zero (0)")
-    ap.add_argument("--stall", type=float, default=5.0,
+    ap.add_argument("--stall", type=_positive(float), default=5.0,
                     help="seconds an engine may ignore isready/stop before it forfeits (5)")
     ap.add_argument("--pgn", default=None, help="write the games to this PGN file")
     ap.add_argument("--snapshot", action="store_true",

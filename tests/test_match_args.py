@@ -62,6 +62,38 @@ def test_clock_periods_increment_and_margin():
     assert Clock(parse_tc("inf")).think_budget_ms() is None
 
 
+def test_clock_lowest_time_left():
+    c = Clock(parse_tc("1+0.5"))
+    assert c.lowest_ms == 1000                                  # full clock before any move
+    assert c.consume(300) and c.lowest_ms == 700                # before the increment
+    assert c.consume(100) and c.lowest_ms == 700 and c.time_left_ms == 1600
+    assert c.consume(1550) and c.lowest_ms == 50 and c.time_left_ms == 550
+    c = Clock(parse_tc("1"), margin_ms=50)
+    assert c.consume(1040) and c.lowest_ms == pytest.approx(-40)  # saved by the margin
+    c = Clock(parse_st("0.2"))
+    assert c.consume(50) and c.consume(150) and c.lowest_ms == 50
+    c = Clock(parse_tc("inf"))
+    assert c.consume(5000) and c.lowest_ms is None
+
+
+def test_game_record_move_times_and_fault_loser():
+    chess = pytest.importorskip("chess")
+    from uci_engine.tools.game import GameRecord
+
+    start = chess.Board()
+    start.push_uci("e2e4")                                      # one book ply: Black moves first
+    rec = GameRecord("W", "B", start.copy(), 1, times_ms={1: 10.0, 2: 20.0, 3: 30.0, 4: 40.0})
+    assert rec.move_times_ms(chess.BLACK) == [10.0, 30.0]
+    assert rec.move_times_ms(chess.WHITE) == [20.0, 40.0]
+    assert rec.fault_loser is None
+    rec.result, rec.rtype = "0-1", "timeout"
+    assert rec.fault_loser is chess.WHITE
+    rec.result, rec.rtype = "1-0", "illegal"
+    assert rec.fault_loser is chess.BLACK
+    rec.rtype = "resignation"
+    assert rec.fault_loser is None
+
+
 # ---------------------------------------------------------------- engines
 
 def test_engine_keys_and_each():

@@ -34,7 +34,8 @@ import chess.engine
 from .args import DrawAdjudication, EngineSpec, ResignAdjudication
 from .tc import Clock, TimeControl
 
-__all__ = ["EngineInstance", "GameSettings", "GameRecord", "play_game", "EngineStartError"]
+__all__ = ["EngineInstance", "GameSettings", "GameRecord", "play_game", "EngineStartError",
+           "FAULTS"]
 
 LOG = logging.getLogger(__name__)
 
@@ -44,6 +45,9 @@ MATE_CP = 100000
 WIN, DRAW, RESIGNATION, TIMEOUT, ADJUDICATION, ILLEGAL, DISCONNECTION, STALLED, NORESULT = (
     "win", "draw", "resignation", "timeout", "adjudication", "illegal", "disconnection",
     "stalled", "noresult")
+
+#: Result types that are a fault of the loser (cutechess forfeits): not resignation or adjudication.
+FAULTS = frozenset({TIMEOUT, ILLEGAL, DISCONNECTION, STALLED})
 
 TERMINATION_TAG = {
     TIMEOUT: "time forfeit",
@@ -201,8 +205,11 @@ class GameRecord:
     ``result`` is "1-0", "0-1", "1/2-1/2" or "*"; ``reason`` the cutechess description (e.g.
     "White mates"); ``rtype`` the cutechess result type; ``board`` holds the start position and
     every move played (book moves first, ``book_plies`` of them); ``comments`` maps each
-    engine-played ply index to its PGN comment ("+0.25/12 0.52s"); ``failed`` the colours whose
-    engine instance died, stalled or had to be killed.
+    engine-played ply index to its PGN comment ("+0.25/12 0.52s") and ``times_ms`` the same
+    plies to the milliseconds charged to the mover's clock (wall time from ``go`` to the move);
+    ``lowest_clock_ms`` maps each colour to the least time (ms) its clock showed after a move,
+    a flag fall included (:attr:`~uci_engine.tools.tc.Clock.lowest_ms`; None for ``tc=inf``);
+    ``failed`` the colours whose engine instance died, stalled or had to be killed.
     """
 
     white: str
@@ -213,6 +220,8 @@ class GameRecord:
     reason: str = "No result"
     rtype: str = NORESULT
     comments: dict[int, str] = field(default_factory=dict)
+    times_ms: dict[int, float] = field(default_factory=dict)
+    lowest_clock_ms: dict[bool, float | None] = field(default_factory=dict)
     failed: set[bool] = field(default_factory=set)
     start_time: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc))
     end_time: _dt.datetime | None = None
@@ -221,6 +230,21 @@ class GameRecord:
     def termination(self) -> str | None:
         """PGN ``Termination`` tag value; None for a normal end (mate, draw rules, resign)."""
         return TERMINATION_TAG.get(self.rtype)
+
+    @property
+    def fault_loser(self) -> bool | None:
+        """The colour (True = White) that lost by a fault (time, illegal move, disconnection,
+        stall: :data:`FAULTS`), or None when the game ended otherwise."""
+        if self.rtype not in FAULTS:
+            return None
+        return self.result == "0-1"
+
+    def move_times_ms(self, color: bool) -> list[float]:
+        """Milliseconds ``color``'s engine took for each of its moves, in game order (book moves
+        excluded)."""
+        first = self.board.root().turn
+        return [ms for ply, ms in sorted(self.times_ms.items())
+                if (ply % 2 == 0) == (first == color)]
 
     @property
     def verbose_result(self) -> str:
@@ -429,6 +453,7 @@ async def play_game(white: EngineInstance, black: EngineInstance, start: chess.B
                     # Flag fell while the engine was still thinking: forfeit now (python-chess
                     # sends "stop" when the command is cancelled).
                     pending.cancel()
+                    clocks[side].consume(elapsed_ms)  # the overrun shows in lowest_clock_ms
                     _forfeit(rec, TIMEOUT, side)
                     break
                 play = pending.result()
@@ -455,6 +480,7 @@ async def play_game(white: EngineInstance, black: EngineInstance, start: chess.B
             ply = len(board.move_stack)
             board.push(play.move)
             rec.comments[ply] = (score_txt + " " if score_txt else "") + _fmt_secs(elapsed_ms)
+            rec.times_ms[ply] = elapsed_ms
             adj = adjud.add(board, side, score_cp)
             if adj is not None and board_result(board) is None:
                 winner, reason = adj
@@ -462,6 +488,7 @@ async def play_game(white: EngineInstance, black: EngineInstance, start: chess.B
                 break
     finally:
         rec.end_time = _dt.datetime.now(_dt.timezone.utc)
+        rec.lowest_clock_ms = {c: clocks[c].lowest_ms for c in (True, False)}
         if pending is not None and not pending.done():
             pending.cancel()
     # Bring both engines back to a known idle state (or kill them) before the next game.

@@ -34,7 +34,8 @@ from . import stats
 from .args import EngineSpec, MatchConfig, OpeningsSpec
 from .tc import parse_tc
 
-__all__ = ["Opponent", "FIXED_OPPONENTS", "available_opponents", "performance_rating", "main"]
+__all__ = ["Opponent", "FIXED_OPPONENTS", "available_opponents", "performance_rating", "main",
+           "stockfish_elo_range", "clamp_stockfish_elo"]
 
 
 @dataclass
@@ -76,8 +77,9 @@ def _find(cmd: str) -> str | None:
     return shutil.which(prog) or shutil.which(prog, path="/usr/games")
 
 
-def _stockfish_elo_range() -> tuple[int, int] | None:
-    """(min, max) of Stockfish's UCI_Elo option, or None when Stockfish is not installed."""
+def stockfish_elo_range() -> tuple[int, int] | None:
+    """(min, max) of the installed Stockfish's UCI_Elo option (Elo), or None when Stockfish is
+    not installed (PATH or /usr/games), cannot be started or has no such option."""
     path = _find("stockfish")
     if not path:
         return None
@@ -93,18 +95,26 @@ def _stockfish_elo_range() -> tuple[int, int] | None:
         return None
 
 
+def clamp_stockfish_elo(wanted: int, elo_range: tuple[int, int] | None) -> int:
+    """``wanted`` (UCI_Elo) clamped to ``elo_range`` (from :func:`stockfish_elo_range`; None:
+    unchanged). Stockfish 15.1, Debian's, accepts no less than 1350."""
+    if elo_range is None:
+        return wanted
+    return min(max(wanted, elo_range[0]), elo_range[1])
+
+
 def available_opponents(levels: list[int] | None = None) -> tuple[list[Opponent], list[str]]:
     """Opponents installed here (PATH or /usr/games) and the names of those skipped."""
     found: list[Opponent] = []
     skipped: list[str] = []
-    rng = _stockfish_elo_range()
+    rng = stockfish_elo_range()
     if rng is None:
         skipped.append("Stockfish (not installed)")
     else:
         lo, hi = rng
         done = set()
         for lvl in levels or STOCKFISH_LEVELS:
-            v = min(max(lvl, lo), hi)
+            v = clamp_stockfish_elo(lvl, rng)
             if v in done:
                 continue
             done.add(v)

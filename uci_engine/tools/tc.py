@@ -133,6 +133,10 @@ class Clock:
     The runner measures how long the engine took (wall clock between sending ``go`` and
     receiving the move) and calls :meth:`consume`; a move that arrives after
     ``time_left_ms + margin_ms`` is a time forfeit, as in cutechess (``-timemargin``).
+
+    ``lowest_ms`` is the least time (ms) this side had left right after a move was charged,
+    before the increment (below 0 when only the margin saved it; for ``st``: the time per move
+    minus the longest move). It starts at the full clock and is None for ``tc=inf``.
     """
 
     def __init__(self, tc: TimeControl, margin_ms: int = 0):
@@ -140,6 +144,7 @@ class Clock:
         self.margin_ms = margin_ms
         self.time_left_ms: float = float(tc.per_move_ms if tc.is_per_move else tc.base_ms)
         self.moves_left: int = tc.moves
+        self.lowest_ms: float | None = None if tc.infinite else self.time_left_ms
 
     @property
     def infinite(self) -> bool:
@@ -161,8 +166,10 @@ class Clock:
         if self.tc.infinite:
             return True
         if self.tc.is_per_move:
+            self.lowest_ms = min(self.lowest_ms, self.tc.per_move_ms - elapsed_ms)
             return elapsed_ms <= self.tc.per_move_ms + self.margin_ms
         self.time_left_ms -= elapsed_ms
+        self.lowest_ms = min(self.lowest_ms, self.time_left_ms)
         if self.time_left_ms + self.margin_ms < 0:
             return False
         self.time_left_ms += self.tc.inc_ms
