@@ -50,6 +50,7 @@ def _new_search(h, age, node_limit, soft_nodes):
     h[S.BEST_MOVE] = 0
     h[S.AGE] = age
     h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
+    h[S.EXCLUDED:S.EXCLUDED + S.MAX_PLY + 4] = 0
     h[S.NODE_LIMIT] = node_limit
     h[S.SOFT_NODES] = soft_nodes
 

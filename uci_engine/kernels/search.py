@@ -68,7 +68,15 @@ KILLERS = PV + MAX_PLY * MAX_PLY                # int[MAX_PLY * 2]
 HISTORY = KILLERS + MAX_PLY * 2                 # int[2 * 64 * 64]
 COUNTER = HISTORY + 2 * 64 * 64                 # int[12 * 64]
 SEE_GAIN = COUNTER + 12 * 64                    # int[40] scratch
-HEUR_LEN = SEE_GAIN + 40
+EVAL_STACK = SEE_GAIN + 40                      # int[MAX_PLY + 4]: static eval per ply
+EXCLUDED = EVAL_STACK + MAX_PLY + 4             # int[MAX_PLY + 4]: singular search's excluded move
+DOUBLE_EXT = EXCLUDED + MAX_PLY + 4             # int[MAX_PLY + 4]: double extensions on the line
+CAPTURE_HISTORY = DOUBLE_EXT + MAX_PLY + 4      # int[12 * 64 * 6]: piece x to x captured type
+CORR_HISTORY = CAPTURE_HISTORY + 12 * 64 * 6    # int[2 * CORR_SIZE]: side x pawn-structure hash
+CORR_BITS = 14
+CORR_SIZE = 1 << CORR_BITS
+CONT_HISTORY = CORR_HISTORY + 2 * CORR_SIZE     # int[768 * 768]: (piece, to) x (piece, to)
+HEUR_LEN = CONT_HISTORY + 768 * 768
 
 # piece values for SEE / MVV-LVA, by type P N B R Q K (centipawns)
 SEE_VALUE = np.array([100, 320, 330, 500, 950, 20000, 0], dtype=np.int64)
@@ -84,17 +92,17 @@ del _lmr
 HISTORY_MAX = 16384     # history gravity bound: |entry| stays below it (Stockfish's stats)
 
 # --- move ordering scores (mv[sply, MV_SCORES]): hand-set bands, far enough apart that no
-# history value (|h| < HISTORY_MAX) or MVV-LVA term crosses into another band.
+# quiet's history sum (three terms, each |h| < HISTORY_MAX) or capture's value and capture
+# history term crosses into another band.
 ORDER_TT = 2000000              # TT move (at the root: the previous iteration's best move)
-ORDER_GOOD_CAPTURE = 1000000    # + MVV-LVA: captures, promotions not shown losing by SEE
+ORDER_GOOD_CAPTURE = 1000000    # + victim value * CAPTURE_MVV_SCALE + capture history: captures
+                                # and queen promotions (queen value added) not losing by SEE
 ORDER_KILLER1 = 900000          # killers (chessprogramming wiki "Killer Heuristic")
 ORDER_KILLER2 = 899000
 ORDER_COUNTER = 898000          # countermove (wiki "Countermove Heuristic"); the LMR test
                                 # ``score >= ORDER_COUNTER`` marks killers and countermove
-ORDER_BAD_CAPTURE = -1000000    # + MVV-LVA: captures SEE shows losing, after every quiet move
-MVV_WEIGHT = 100                # MVV-LVA: victim type * MVV_WEIGHT - attacker type
-QUEEN_PROMO_BONUS = 8           # a queen promotion ranks as victim type + 8 (above any capture)
-UNDERPROMO_VICTIM = -10         # under-promotions rank below every capture (never SEE-tested)
+ORDER_BAD_CAPTURE = -1000000    # + the same terms: captures SEE shows losing, after every quiet
+ORDER_UNDERPROMO_GAP = 100000   # under-promotions: below every capture (never SEE-tested)
 
 # --- pruning and reduction parameters (depths in plies, margins in centipawns). Hand-set for
 # this engine (not tuned yet); where the form follows an engine, it is named.
@@ -107,7 +115,9 @@ NMP_EVAL_DIV = 200
 NMP_EVAL_MAX_R = 3
 IIR_MIN_DEPTH = 4               # internal iterative reduction without a TT move
 LMP_MAX_DEPTH = 4               # late move pruning: quiets after LMP_BASE + depth^2 moves
-LMP_BASE = 3                    #   (Stockfish's futility_move_count: (3 + d^2) / (2 - improving))
+LMP_BASE = 3                    #   (Stockfish's futility_move_count: (3 + d^2) / (2 - improving));
+LMP_NOT_IMPROVING_NUM = 2       #   without improving, LMP_NOT_IMPROVING_NUM / LMP_NOT_IMPROVING_DEN
+LMP_NOT_IMPROVING_DEN = 3       #   of that (milder than Stockfish's halving: our ordering is worse)
 FUTILITY_MAX_DEPTH = 3          # futility pruning of quiets: ev + FUTILITY_BASE
 FUTILITY_BASE = 120             #   + FUTILITY_MARGIN * depth <= alpha
 FUTILITY_MARGIN = 100
@@ -117,14 +127,43 @@ DELTA_MARGIN = 200              # quiescence delta pruning (wiki "Delta Pruning"
 LMR_MIN_DEPTH = 3               # LMR of quiet moves from this depth, after LMR_MIN_MOVES
 LMR_MIN_MOVES = 2               #   searched moves (LMR_MIN_MOVES_PV at PV nodes)
 LMR_MIN_MOVES_PV = 3
-LMR_HISTORY_DIV = 6000          # LMR: one ply less per LMR_HISTORY_DIV of history score
+LMR_HISTORY_DIV = 8000          # LMR: one ply less per LMR_HISTORY_DIV of history score (the sum of
+                                #   butterfly and continuation histories, both ways)
 HISTORY_BONUS_SCALE = 16        # history bonus: min(HISTORY_BONUS_SCALE * depth^2,
 HISTORY_BONUS_MAX = 1600        #   HISTORY_BONUS_MAX), the malus the same negated
 SEE_MAX_SWAPS = 30              # swap list depth bound (the SEE_GAIN scratch holds 40)
 CHECK_EXT_MARGIN = 8            # no check extension within 8 plies of MAX_PLY
+# --- issue 10's techniques. Forms follow the engines named; values are first guesses scaled to
+# this engine's depths (a 5+0.05 game reaches depth 8-12), judged as one group by SPRT
+# (docs/strength.md), not tuned one by one.
+CAPTURE_MVV_SCALE = 16          # capture order: victim value * 16 + capture history (Stockfish
+                                # orders by 7 * value + capture history; values here are smaller)
+HISTORY_PRUNE_MAX_DEPTH = 3     # quiets with history (butterfly + continuation) below
+HISTORY_PRUNE_MARGIN = 3000     #   -HISTORY_PRUNE_MARGIN * depth are pruned (Stockfish's form)
+RAZOR_MAX_DEPTH = 3             # razoring: ev + RAZOR_BASE + RAZOR_MARGIN * depth^2 < alpha
+RAZOR_BASE = 490                #   drops to quiescence (Stockfish: eval < alpha - 494 - 290 d^2)
+RAZOR_MARGIN = 290
+PROBCUT_MIN_DEPTH = 5           # ProbCut (Stockfish, Ethereal): captures that beat
+PROBCUT_MARGIN = 200            #   beta + PROBCUT_MARGIN (- PROBCUT_IMPROVING if improving) in
+PROBCUT_IMPROVING = 50          #   quiescence and at depth - PROBCUT_REDUCTION cut the node
+PROBCUT_REDUCTION = 4
+SE_MIN_DEPTH = 6                # singular extensions (Stockfish, Ethereal, Weiss): the TT move,
+SE_TT_DEPTH_SLACK = 3           #   stored at >= depth - 3 as a lower bound, is extended when
+SE_BETA_MARGIN = 2              #   every other move fails low under tt - 2 * depth at half depth;
+SE_DOUBLE_MARGIN = 20           #   by two plies when they fail low by 20 more (non-PV nodes),
+SE_DOUBLE_MAX = 6               #   at most 6 double extensions on a line (Stockfish's limit)
+CORR_GRAIN = 256                # correction history (Stockfish, Ethereal "pawn correction"):
+CORR_WEIGHT_MAX = 16            #   entries in 1/256 cp, updated towards (score - eval) with
+CORR_WEIGHT_SCALE = 256         #   weight min(depth + 1, 16) / 256, bounded by +-CORR_MAX cp
+CORR_MAX = 64
+PAWN_HASH_W = np.uint64(0x9E3779B97F4A7C15)   # multiplicative hashing of the two pawn boards
+PAWN_HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)   #   (golden ratio, and xxhash's PRIME64_2)
+TT_KEEP_DEPTH = 4               # a same-key entry 4+ plies deeper and not exact is kept (Stockfish)
+QS_TT_DEPTH = -1                # depth of quiescence TT entries: below every main-search depth
 
 # mv buffer planes
-MV_MOVES, MV_SCORES, MV_QUIETS = 0, 1, 2
+MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES = 0, 1, 2, 3
+MV_PLANES = 4
 # Recursive kernels take only int64 scalars (never literals): a cached recursive function
 # compiled for a literal type can crash when loaded from the cache (numba issue #6061).
 ZERO = np.int64(0)
@@ -155,8 +194,9 @@ def new_tt(mib):
 
 
 def new_move_buffers():
-    """Per-ply move/score/tried buffers: int32[MAX_PLY + 8, 3, 256]."""
-    return np.zeros((MAX_PLY + 8, 3, 256), dtype=np.int32)
+    """Per-ply buffers: int32[MAX_PLY + 8, MV_PLANES, 256] (moves, ordering scores, the quiet
+    moves and the captures tried so far)."""
+    return np.zeros((MAX_PLY + 8, MV_PLANES, 256), dtype=np.int32)
 
 
 # --- transposition table ----------------------------------------------------------------------
@@ -222,8 +262,11 @@ def tt_store(tt, heur, key, move, score, ev, depth, bound):
         same = d != 0 and (tt[i] ^ d) == k
         if same or d == 0:
             slot = i
-            if same and move == 0:
-                move = d & 0xFFFF
+            if same:
+                if bound != BOUND_EXACT and depth + TT_KEEP_DEPTH <= ((d >> 48) & 0x7F) - 1:
+                    return                      # a much deeper entry of this position stays
+                if move == 0:
+                    move = d & 0xFFFF
             break
         edepth = (d >> 48) & 0x7F
         eage = (d >> 57) & 0x1F
@@ -295,6 +338,19 @@ def _tt_cutoff(d, sply, alpha, beta):
             or (b == BOUND_UPPER and ts <= alpha)):
         return ts
     return np.int64(VALUE_NONE)
+
+
+@njit(cache=True)
+def _tt_refine(d, sply, ev):
+    """Static eval ``ev`` (centipawns) refined by TT data word ``d``: its score replaces ``ev``
+    when the bound says the true value lies beyond ``ev`` on that side (a lower bound above
+    it, an upper bound below it); mate scores are left out."""
+    ts = score_from_tt(_tt_score(d), sply)
+    b = _tt_bound(d)
+    if abs(ts) < MATE_BOUND and (((b & BOUND_LOWER) != 0 and ts > ev)
+                                 or ((b & BOUND_UPPER) != 0 and ts < ev)):
+        return ts
+    return ev
 
 
 @njit(cache=True)
@@ -413,10 +469,12 @@ def _is_quiet(mb, row, m):
 
 
 @njit(cache=True)
-def _counter_index(st, mb, row):
-    """Index in ``heur`` of the countermove slot for the move that led to ``row`` (piece now
-    on its to-square x to-square), or -1 after a null move, at the root, or after castling
-    (encoded king-takes-rook: the rook's old square may be empty)."""
+def _piece_to(st, mb, row):
+    """piece * 64 + to-square (0..767) of the move that led to row ``row``, or -1 after a null
+    move, at the first row of a game, or after castling (encoded king-takes-rook: the rook's old
+    square may be empty). Indexes the countermove and continuation-history tables."""
+    if row < 0:
+        return np.int64(-1)
     last = np.int64(st[row, LAST_MOVE])
     if last == 0 or last == NULL_MOVE:
         return np.int64(-1)
@@ -424,16 +482,94 @@ def _counter_index(st, mb, row):
     p = np.int64(mb[row, lto])
     if p == NO_PIECE:
         return np.int64(-1)
-    return COUNTER + p * 64 + lto
+    return p * 64 + lto
+
+
+@njit(cache=True)
+def _history_index(us, m):
+    """Index in ``heur`` of the butterfly history entry of side ``us`` for move ``m``
+    (from-square x to-square; chessprogramming wiki "History Heuristic")."""
+    return HISTORY + (us * 64 + move_from(m)) * 64 + move_to(m)
+
+
+@njit(cache=True)
+def _cont_index(prev, mb, row, m):
+    """Index in ``heur`` of the continuation-history entry of move ``m`` on row ``row`` after
+    the earlier move ``prev`` (a :func:`_piece_to` value >= 0): (piece, to) x (piece, to), as
+    Stockfish's continuationHistory (chessprogramming wiki "History Heuristic")."""
+    return CONT_HISTORY + prev * 768 + np.int64(mb[row, move_from(m)]) * 64 + move_to(m)
+
+
+@njit(cache=True)
+def _capture_index(mb, row, m):
+    """Index in ``heur`` of the capture-history entry of noisy move ``m`` on row ``row``:
+    moving piece x to-square x captured type (a promotion without capture counts as PAWN)."""
+    to = move_to(m)
+    c = np.int64(mb[row, to])
+    ct = piece_type(c) if c != NO_PIECE else PAWN
+    return CAPTURE_HISTORY + (np.int64(mb[row, move_from(m)]) * 64 + to) * 6 + ct
+
+
+@njit(cache=True)
+def _quiet_score(heur, mb, row, us, m, prev1, prev2):
+    """Ordering score of quiet move ``m``: butterfly history plus the continuation histories
+    one and two plies back (``prev1``/``prev2``: :func:`_piece_to` values, -1 = none)."""
+    s = heur[_history_index(us, m)]
+    if prev1 >= 0:
+        s += heur[_cont_index(prev1, mb, row, m)]
+    if prev2 >= 0:
+        s += heur[_cont_index(prev2, mb, row, m)]
+    return s
+
+
+@njit(cache=True)
+def _update_quiet(heur, mb, row, us, m, prev1, prev2, bonus):
+    """Apply ``bonus`` (negative: malus) to every history entry :func:`_quiet_score` reads."""
+    _update_history(heur, _history_index(us, m), bonus)
+    if prev1 >= 0:
+        _update_history(heur, _cont_index(prev1, mb, row, m), bonus)
+    if prev2 >= 0:
+        _update_history(heur, _cont_index(prev2, mb, row, m), bonus)
+
+
+@njit(cache=True)
+def _corr_index(st, row, us):
+    """Index in ``heur`` of the correction-history entry of row ``row``: side to move x a
+    CORR_BITS-bit multiplicative hash of the two pawn bitboards."""
+    h = (st[row, WHITE_PAWN] * PAWN_HASH_W) ^ (st[row, BLACK_PAWN] * PAWN_HASH_B)
+    return CORR_HISTORY + us * CORR_SIZE + np.int64(h >> np.uint64(64 - CORR_BITS))
+
+
+@njit(cache=True)
+def corrected_eval(heur, st, row, us, raw):
+    """Static eval ``raw`` (centipawns) plus the pawn-structure correction history (Stockfish's
+    correction history, Ethereal's "pawn correction"), kept out of the mate range."""
+    v = raw + heur[_corr_index(st, row, us)] // CORR_GRAIN
+    return max(-MATE_BOUND + 1, min(MATE_BOUND - 1, v))
+
+
+@njit(cache=True)
+def _update_corr(heur, st, row, us, diff, depth):
+    """Move the correction entry of row ``row`` towards ``diff`` (search score - static eval,
+    centipawns) with weight min(depth + 1, CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE."""
+    i = _corr_index(st, row, us)
+    w = min(depth + 1, CORR_WEIGHT_MAX)
+    e = (heur[i] * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) // CORR_WEIGHT_SCALE
+    lim = CORR_MAX * CORR_GRAIN
+    heur[i] = max(-lim, min(lim, e))
 
 
 @njit(cache=True)
 def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
+    """Ordering scores (mv[sply, MV_SCORES]) of the ``n`` moves in mv[sply, MV_MOVES]: the TT
+    move; captures and promotions by victim value and capture history, below every quiet
+    move when SEE shows them losing; killers; countermove; quiets by history."""
     us = np.int64(st[row, STM])
     k1 = heur[KILLERS + 2 * sply]
     k2 = heur[KILLERS + 2 * sply + 1]
-    ci = _counter_index(st, mb, row)
-    cm = heur[ci] if ci >= 0 else 0
+    prev1 = _piece_to(st, mb, row)
+    prev2 = _piece_to(st, mb, row - 1)
+    cm = heur[COUNTER + prev1] if prev1 >= 0 else 0
     for i in range(n):
         m = np.int64(mv[sply, MV_MOVES, i])
         if m == tt_move:
@@ -442,24 +578,23 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
             flag = move_flag(m)
             frm = move_from(m)
             to = move_to(m)
-            if flag == FLAG_EP:
-                victim = PAWN
-            elif flag >= FLAG_PROMO:
-                c = np.int64(mb[row, to])
-                victim = piece_type(c) if c != NO_PIECE else PAWN
-                if promo_type(flag) != QUEEN:
-                    victim = UNDERPROMO_VICTIM
-                else:
-                    victim += QUEEN_PROMO_BONUS
-            else:
-                victim = piece_type(np.int64(mb[row, to]))
             attacker = piece_type(np.int64(mb[row, frm]))
-            s = ORDER_GOOD_CAPTURE + victim * MVV_WEIGHT - attacker
-            # SEE only where it can be negative: capturing a piece worth at least the
-            # capturer never loses material (the capturer may simply stop the exchange).
-            if (victim >= 0 and (flag >= FLAG_PROMO or SEE_VALUE[victim] < SEE_VALUE[attacker])
-                    and see(st, mb, heur, row, m) < 0):
-                s = ORDER_BAD_CAPTURE + victim * MVV_WEIGHT - attacker
+            c = np.int64(mb[row, to])
+            value = SEE_VALUE[piece_type(c)] if c != NO_PIECE else 0
+            if flag == FLAG_EP:
+                value = SEE_VALUE[PAWN]
+            if flag >= FLAG_PROMO and promo_type(flag) != QUEEN:
+                s = ORDER_BAD_CAPTURE - ORDER_UNDERPROMO_GAP   # under-promotions: last
+            else:
+                if flag >= FLAG_PROMO:
+                    value += SEE_VALUE[QUEEN]
+                s = (ORDER_GOOD_CAPTURE + value * CAPTURE_MVV_SCALE
+                     + heur[_capture_index(mb, row, m)])
+                # SEE only where it can be negative: capturing a piece worth at least the
+                # capturer never loses material (the capturer may simply stop the exchange).
+                if ((flag >= FLAG_PROMO or value < SEE_VALUE[attacker])
+                        and see(st, mb, heur, row, m) < 0):
+                    s += ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE
         elif m == k1:
             s = ORDER_KILLER1
         elif m == k2:
@@ -467,7 +602,7 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
         elif m == cm:
             s = ORDER_COUNTER
         else:
-            s = heur[_history_index(us, m)]
+            s = _quiet_score(heur, mb, row, us, m, prev1, prev2)
         mv[sply, MV_SCORES, i] = s
 
 
@@ -491,14 +626,8 @@ def _pick(mv, sply, i, n):
 
 
 @njit(cache=True)
-def _history_index(us, m):
-    """Index in ``heur`` of the butterfly history entry of side ``us`` for move ``m``
-    (from-square x to-square; chessprogramming wiki "History Heuristic")."""
-    return HISTORY + (us * 64 + move_from(m)) * 64 + move_to(m)
-
-
-@njit(cache=True)
 def _update_history(heur, idx, bonus):
+    """History gravity: h += bonus - h * |bonus| / HISTORY_MAX keeps |h| < HISTORY_MAX."""
     h = heur[idx]
     heur[idx] = h + bonus - h * abs(bonus) // HISTORY_MAX
 
@@ -524,7 +653,8 @@ def _in_check(st, row, us):
 def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
     """Principal variation search to ``depth`` plies from row ``row``; returns the score in
     centipawns from the side to move (mate scores are MATE - plies to mate). ``cut_node`` is
-    1 at expected cut nodes, else 0 (int64)."""
+    1 at expected cut nodes, else 0 (int64). With ``heur[EXCLUDED + ply]`` set, the node is a
+    singular-extension verification search: that move is skipped, nothing is stored."""
     root_row = heur[ROOT_ROW]
     sply = row - root_row
     heur[PV_LEN + sply] = 0
@@ -541,8 +671,8 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         depth += 1                                  # check extension (not inside quiescence)
     if depth <= 0:
         # Quiescence search: captures and promotions (all evasions in check), stand pat,
-        # delta and SEE pruning. Kept inside this one recursive kernel: every separately
-        # compiled entry point re-optimizes the whole linked closure.
+        # delta and SEE pruning, TT probes and stores. Kept inside this one recursive kernel:
+        # every separately compiled entry point re-optimizes the whole linked closure.
         heur[NODES] += 1
         if _check_stop(heur):
             return np.int64(0)
@@ -555,17 +685,27 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         key = st[row, KEY]
         d = tt_probe(tt, heur, key)
         tt_move = 0
+        raw = VALUE_NONE
         if d >= 0:
             tt_move = _tt_move(d)
             ts = _tt_cutoff(d, sply, alpha, beta)
             if ts != VALUE_NONE:
                 return ts
+            raw = _tt_eval(d)
         if in_check:
             best = -MATE + sply
             stand = -INF
+            raw = VALUE_NONE
         else:
-            stand = evaluate(st, row)
+            if raw == VALUE_NONE:
+                raw = evaluate(st, row)
+            stand = corrected_eval(heur, st, row, us, raw)
+            if d >= 0:
+                stand = _tt_refine(d, sply, stand)
             if stand >= beta:
+                if d < 0:
+                    tt_store(tt, heur, key, 0, score_to_tt(stand, sply), raw, QS_TT_DEPTH,
+                             BOUND_LOWER)
                 return stand
             if stand > alpha:
                 alpha = stand
@@ -574,6 +714,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         if n == 0:
             return best
         _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+        best_move = 0
         for i in range(n):
             m = _pick(mv, sply, i, n)
             make_move(st, mb, row, m)
@@ -598,8 +739,11 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 best = score
                 if score > alpha:
                     alpha = score
+                    best_move = m
                     if score >= beta:
                         break
+        tt_store(tt, heur, key, best_move, score_to_tt(best, sply), raw, QS_TT_DEPTH,
+                 BOUND_LOWER if best >= beta else BOUND_UPPER)
         return best
     heur[NODES] += 1
     if _check_stop(heur):
@@ -619,30 +763,68 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             beta = MATE - sply - 1
         if alpha >= beta:
             return alpha
+    else:
+        heur[DOUBLE_EXT] = 0
 
+    excluded = heur[EXCLUDED + sply]
     key = st[row, KEY]
-    d = tt_probe(tt, heur, key)
+    d = tt_probe(tt, heur, key) if excluded == 0 else np.int64(-1)
     tt_move = 0
-    ev = VALUE_NONE
+    raw = VALUE_NONE
+    tt_score = VALUE_NONE
+    tt_depth = -2
+    tt_bound = 0
     if d >= 0:
         tt_move = _tt_move(d)
-        ev = _tt_eval(d)
-        if not pv_node and _tt_depth(d) >= depth:
+        raw = _tt_eval(d)
+        tt_depth = _tt_depth(d)
+        tt_bound = _tt_bound(d)
+        tt_score = score_from_tt(_tt_score(d), sply)
+        if not pv_node and tt_depth >= depth:
             ts = _tt_cutoff(d, sply, alpha, beta)
             if ts != VALUE_NONE:
                 return ts
     if root and heur[BEST_MOVE] != 0:
         tt_move = heur[BEST_MOVE]
 
+    # Static eval: corrected by the pawn-structure history, then refined by the TT score
+    # where its bound allows (``ev``, used by the pruning); the plain static eval
+    # (``static_ev``) is what ``improving`` and the correction history compare.
+    improving = not in_check
     if in_check:
         ev = -INF
-    elif ev == VALUE_NONE:
-        ev = evaluate(st, row)
+        static_ev = VALUE_NONE
+        raw = VALUE_NONE
+        heur[EVAL_STACK + sply] = VALUE_NONE
+    elif excluded != 0:
+        static_ev = heur[EVAL_STACK + sply]
+        ev = static_ev
+    else:
+        if raw == VALUE_NONE:
+            raw = evaluate(st, row)
+        static_ev = corrected_eval(heur, st, row, us, raw)
+        heur[EVAL_STACK + sply] = static_ev
+        ev = _tt_refine(d, sply, static_ev) if d >= 0 else static_ev
+    if not in_check and sply >= 2:
+        # improving (Stockfish): the static eval beats the one two plies earlier (four when
+        # that side was in check; true when both were, and near the root)
+        prev = heur[EVAL_STACK + sply - 2]
+        if prev == VALUE_NONE and sply >= 4:
+            prev = heur[EVAL_STACK + sply - 4]
+        improving = prev == VALUE_NONE or static_ev > prev
 
-    if not in_check and not pv_node:
+    if not in_check and not pv_node and excluded == 0:
         # Reverse futility pruning (static null move).
-        if depth <= RFP_MAX_DEPTH and ev - RFP_MARGIN * depth >= beta and ev < MATE_BOUND:
+        if (depth <= RFP_MAX_DEPTH and ev - RFP_MARGIN * (depth - improving) >= beta
+                and ev < MATE_BOUND):
             return ev
+        # Razoring: far below alpha at low depth, ask quiescence whether anything helps.
+        if depth <= RAZOR_MAX_DEPTH and ev + RAZOR_BASE + RAZOR_MARGIN * depth * depth < alpha:
+            score = negamax(st, mb, tt, heur, mv, row, ZERO, alpha, alpha + 1, ZERO)
+            if heur[STOP]:
+                return np.int64(0)
+            if score <= alpha:
+                return score
         # Null move pruning. Zugzwang guard: the side to move keeps a rook or queen, or at
         # least two minor pieces (with a lone minor, passing is often the only move that does
         # not lose: Morphy's kbK5/pp6/1P6/8/8/8/8/R7 w, 1. Ra6!).
@@ -663,10 +845,64 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 if score >= MATE_BOUND:
                     score = beta
                 return score
+        # ProbCut: a good capture that beats beta by a margin in quiescence and then at
+        # reduced depth cuts the node (the TT may already say it will not).
+        pbeta = beta + PROBCUT_MARGIN - PROBCUT_IMPROVING * improving
+        if (depth >= PROBCUT_MIN_DEPTH and abs(beta) < MATE_BOUND
+                and not (tt_score != VALUE_NONE and tt_depth >= depth - PROBCUT_REDUCTION + 1
+                         and tt_score < pbeta)):
+            n = generate_noisy(st, row, mv[sply, MV_MOVES])
+            _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+            for i in range(n):
+                m = _pick(mv, sply, i, n)
+                if mv[sply, MV_SCORES, i] < 0:
+                    break                               # losing captures (and all after)
+                if see(st, mb, heur, row, m) < pbeta - static_ev:
+                    continue
+                make_move(st, mb, row, m)
+                tt_prefetch(tt, heur, st[row + 1, KEY])
+                pd = ZERO
+                while True:
+                    score = -negamax(st, mb, tt, heur, mv, row + 1, pd, -pbeta, -pbeta + 1,
+                                     1 - cut_node)
+                    if pd == 0 and score >= pbeta and depth - PROBCUT_REDUCTION > 0:
+                        pd = depth - PROBCUT_REDUCTION
+                    else:
+                        break
+                if heur[STOP]:
+                    return np.int64(0)
+                if score >= pbeta:
+                    tt_store(tt, heur, key, m, score_to_tt(score, sply), raw,
+                             depth - PROBCUT_REDUCTION + 1, BOUND_LOWER)
+                    return score
 
     # Internal iterative reduction: no TT move at a deep node.
     if tt_move == 0 and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):
         depth -= 1
+
+    # Singular extension (Stockfish, Ethereal): verify, with the TT move excluded, that no
+    # other move reaches tt_score - SE_BETA_MARGIN * depth at half depth. Done before this
+    # node generates its moves: the verification search reuses this ply's move buffers.
+    tt_ext = 0
+    if (not root and excluded == 0 and tt_move != 0 and depth >= SE_MIN_DEPTH
+            and tt_depth >= depth - SE_TT_DEPTH_SLACK and (tt_bound & BOUND_LOWER) != 0
+            and abs(tt_score) < MATE_BOUND and sply < MAX_PLY - CHECK_EXT_MARGIN):
+        sbeta = tt_score - SE_BETA_MARGIN * depth
+        heur[EXCLUDED + sply] = tt_move
+        score = negamax(st, mb, tt, heur, mv, row, (depth - 1) // 2, sbeta - 1, sbeta,
+                        cut_node)
+        heur[EXCLUDED + sply] = 0
+        if heur[STOP]:
+            return np.int64(0)
+        if score < sbeta:
+            tt_ext = 1
+            if (not pv_node and score < sbeta - SE_DOUBLE_MARGIN
+                    and heur[DOUBLE_EXT + sply] < SE_DOUBLE_MAX):
+                tt_ext = 2                          # double extension
+        elif sbeta >= beta:
+            return sbeta                            # multi-cut: several moves beat beta
+        elif tt_score >= beta or cut_node:
+            tt_ext = -1                             # negative extension
 
     n = generate_legal(st, row, mv[sply, MV_MOVES])
     if n == 0:
@@ -685,15 +921,24 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         if n == 0:
             return -INF
     _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+    prev1 = _piece_to(st, mb, row)
+    prev2 = _piece_to(st, mb, row - 1)
+    lmp_count = LMP_BASE + depth * depth
+    if not improving:
+        lmp_count = lmp_count * LMP_NOT_IMPROVING_NUM // LMP_NOT_IMPROVING_DEN
 
     best = -INF
     best_move = 0
     bound = BOUND_UPPER
     searched = 0
     quiets = 0
+    captures = 0
     for i in range(n):
         m = _pick(mv, sply, i, n)
+        if m == excluded:
+            continue
         quiet = _is_quiet(mb, row, m)
+        order = mv[sply, MV_SCORES, i]
         # Copy-make leaves row ``row`` intact, so the move is made first and a pruned move
         # costs nothing to take back; knowing whether it checks keeps checks unpruned (a
         # quiet check such as the pawn push in kbK5/pp6/1P6/8/8/8/8/R7 w, 1.Ra6 bxa6 2.b7#,
@@ -706,16 +951,21 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         st[child, CHECKED] = U1 if gives_check else U0
         if not root and best > -MATE_BOUND and not in_check and not gives_check:
             if quiet:
-                # late move pruning and futility pruning of quiet moves
-                if depth <= LMP_MAX_DEPTH and searched >= LMP_BASE + depth * depth:
+                # late move pruning, futility pruning and history pruning of quiet moves
+                if depth <= LMP_MAX_DEPTH and searched >= lmp_count:
                     continue
                 if (depth <= FUTILITY_MAX_DEPTH and searched > 0
                         and ev + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha):
                     continue
-            elif (depth <= SEE_PRUNE_MAX_DEPTH and mv[sply, MV_SCORES, i] < 0
+                if (depth <= HISTORY_PRUNE_MAX_DEPTH and searched > 0 and order < ORDER_COUNTER
+                        and order < -HISTORY_PRUNE_MARGIN * depth):
+                    continue
+            elif (depth <= SEE_PRUNE_MAX_DEPTH and order < 0
                   and see(st, mb, heur, row, m) < -SEE_PRUNE_MARGIN * depth):
                 continue                            # SEE pruning of losing captures
-        new_depth = depth - 1
+        ext = tt_ext if m == tt_move else 0
+        heur[DOUBLE_EXT + sply + 1] = heur[DOUBLE_EXT + sply] + (ext == 2)
+        new_depth = depth - 1 + ext
         # The move's searches, in order: reduced zero window, full-depth zero window, full
         # window. All run through the one recursive call below: Numba types each recursive
         # call site by re-inferring the types of all of negamax (three passes per site), so
@@ -732,10 +982,12 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                     r -= 1
                 if cut_node:
                     r += 1
-                if mv[sply, MV_SCORES, i] >= ORDER_COUNTER:
+                if not improving:
+                    r += 1
+                if order >= ORDER_COUNTER:
                     r -= 1                          # killers and countermove
                 else:
-                    r -= mv[sply, MV_SCORES, i] // LMR_HISTORY_DIV     # history
+                    r -= order // LMR_HISTORY_DIV   # history, both ways
                 if r < 0:
                     r = 0
                 if r > new_depth - 1:
@@ -776,33 +1028,46 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                     heur[BEST_SCORE] = score
                 if score >= beta:
                     bound = BOUND_LOWER
+                    bonus = min(depth * depth * HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX)
                     if quiet:
-                        bonus = min(depth * depth * HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX)
                         if heur[KILLERS + 2 * sply] != m:
                             heur[KILLERS + 2 * sply + 1] = heur[KILLERS + 2 * sply]
                             heur[KILLERS + 2 * sply] = m
-                        _update_history(heur, _history_index(us, m), bonus)
+                        _update_quiet(heur, mb, row, us, m, prev1, prev2, bonus)
                         for j in range(quiets):
                             q = np.int64(mv[sply, MV_QUIETS, j])
-                            _update_history(heur, _history_index(us, q), -bonus)
-                        ci = _counter_index(st, mb, row)
-                        if ci >= 0:
-                            heur[ci] = m
+                            _update_quiet(heur, mb, row, us, q, prev1, prev2, -bonus)
+                        if prev1 >= 0:
+                            heur[COUNTER + prev1] = m
+                    else:
+                        _update_history(heur, _capture_index(mb, row, m), bonus)
+                    for j in range(captures):
+                        c = np.int64(mv[sply, MV_CAPTURES, j])
+                        _update_history(heur, _capture_index(mb, row, c), -bonus)
                     break
                 alpha = score
                 bound = BOUND_EXACT
-        if quiet and quiets < 256:
-            mv[sply, MV_QUIETS, quiets] = m
-            quiets += 1
+        if quiet:
+            if quiets < 256:
+                mv[sply, MV_QUIETS, quiets] = m
+                quiets += 1
+        elif captures < 256:
+            mv[sply, MV_CAPTURES, captures] = m
+            captures += 1
         if root and heur[SOFT_NODES] and heur[NODES] >= heur[SOFT_NODES]:
             # soft node limit (self-play data generation): end the search after a whole root
             # move, keeping what the finished root moves proved
             heur[STOP] = 1
             return best
     if searched == 0:
-        # every move was pruned (only possible with a filtered root): fail low
+        # every move was pruned or excluded (a filtered root, a singular verification): fail low
         return alpha
-    if not (root and heur[ROOT_N] > 0):
-        tt_store(tt, heur, key, best_move, score_to_tt(best, sply),
-                 ev if ev != -INF else 0, depth, bound)
+    if excluded == 0:
+        if (not in_check and (best_move == 0 or _is_quiet(mb, row, best_move))
+                and not (bound == BOUND_LOWER and best <= static_ev)
+                and not (bound == BOUND_UPPER and best >= static_ev)
+                and abs(best) < MATE_BOUND):
+            _update_corr(heur, st, row, us, best - static_ev, depth)
+        if not (root and heur[ROOT_N] > 0):
+            tt_store(tt, heur, key, best_move, score_to_tt(best, sply), raw, depth, bound)
     return best
