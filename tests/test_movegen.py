@@ -27,7 +27,7 @@ from uci_engine.engine import Engine
 from uci_engine.fen import format_fen, parse_fen
 from uci_engine.kernels import position as P
 from uci_engine.kernels.bitboard import NO_PIECE, NO_SQ
-from uci_engine.kernels.movegen import count_legal, generate_legal, generate_noisy
+from uci_engine.kernels.movegen import count_legal, generate_legal, generate_noisy, generate_quiet
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 MAX_PLIES = 100
@@ -193,3 +193,35 @@ def test_ep_square_kept_only_when_capturable():
     P.make_move(st, mb, 0, 12 | (28 << 6))              # e2e4: no pawn to take
     assert int(st[1, P.EP]) == NO_SQ
     assert int(st[1, P.KEY]) == int(P.compute_key(st, 1))
+
+
+def _quiet_noisy_partition(fen, chess960):
+    st, mb = P.new_stack(4)
+    parse_fen(fen, st, mb, 0, chess960=chess960)
+    buf = np.zeros(256, dtype=np.int32)
+    legal = sorted(buf[:generate_legal(st, 0, buf)].tolist())
+    if P.in_check(st, 0):
+        return None
+    noisy = buf[:generate_noisy(st, 0, buf)].tolist()
+    quiet = buf[:generate_quiet(st, 0, buf)].tolist()
+    return legal, noisy, quiet
+
+
+def test_quiet_and_noisy_partition_the_legal_moves():
+    """Outside check, generate_quiet and generate_noisy split generate_legal with no overlap
+    (the staged picker relies on it), on every perft-suite position not in check, Chess960
+    included; quiet moves are the non-capturing non-promotions and castling."""
+    checked = 0
+    for name in ("perft.epd", "perft960.epd"):
+        for line in open(os.path.join(DATA, name)):
+            fen = line.split(";")[0].strip()
+            if not fen:
+                continue
+            got = _quiet_noisy_partition(fen, name == "perft960.epd")
+            if got is None:
+                continue
+            legal, noisy, quiet = got
+            assert sorted(noisy + quiet) == legal, fen
+            assert not set(noisy) & set(quiet), fen
+            checked += 1
+    assert checked > 50

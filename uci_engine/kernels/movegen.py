@@ -22,6 +22,7 @@ MAX_MOVES = 256
 # generate_legal and generate_noisy share one compiled _generate: a cold start types it once.
 ALL_MOVES = np.int64(0)
 NOISY_MOVES = np.int64(1)
+QUIET_MOVES = np.int64(2)     # the complement of NOISY_MOVES outside check (staged picker)
 
 
 @njit(cache=True)
@@ -90,8 +91,11 @@ def _generate(st, ply, moves, write, noisy):
 
     # King moves: target squares must not be attacked with our king lifted off the board.
     occ_nok = occ ^ kbb
-    # noisy (quiescence) mode outside check: captures and promotions only
-    noisy_mask = opp if (noisy and not chk) else FULL
+    # noisy (quiescence) mode outside check: captures and promotions only; quiet mode (never
+    # in check): the rest, non-capturing non-promotions and castling
+    quiet = noisy == QUIET_MOVES
+    noisy_only = noisy == NOISY_MOVES and not chk
+    noisy_mask = opp if noisy_only else (~opp if quiet else FULL)
     kt = KING_ATTACKS[ksq] & ~own & noisy_mask
     while kt:
         to = lsb(kt)
@@ -167,11 +171,15 @@ def _generate(st, ply, moves, write, noisy):
     single = _shift(free, up) & empty
     double = _shift(single & rank3, up) & empty & target
     single &= target
-    if noisy and not chk:
+    if noisy_only:
         single &= last
         double = U0
     capl = _shift(free & NOT_FILE_A, left) & opp & target
     capr = _shift(free & NOT_FILE_H, right) & opp & target
+    if quiet:
+        single &= ~last
+        capl = U0
+        capr = U0
     n = _emit_pawns(moves, n, single & ~last, up, write)
     n = _emit_pawns(moves, n, double, 2 * up, write)
     n = _emit_pawns(moves, n, capl & ~last, left, write)
@@ -188,10 +196,13 @@ def _generate(st, ply, moves, write, noisy):
             bb = U1 << np.uint64(frm)
             line = LINE[ksq, frm]
             s1 = _shift(bb, up) & empty & line
-            if noisy:
+            if noisy_only:
                 s1 &= last
             d1 = _shift(s1 & rank3, up) & empty
             cp = PAWN_ATTACKS[us, frm] & opp & line
+            if quiet:
+                s1 &= ~last
+                cp = U0
             if (s1 | cp) & last:
                 n = _emit_promos(moves, n, s1, up, write)
                 while cp:
@@ -206,7 +217,7 @@ def _generate(st, ply, moves, write, noisy):
 
     # En passant: full test of the position after the capture.
     ep = np.int64(st[ply, EP])
-    if ep != NO_SQ:
+    if ep != NO_SQ and not quiet:
         capsq = ep - up
         capbb = U1 << np.uint64(capsq)
         epbb = U1 << np.uint64(ep)
@@ -225,7 +236,7 @@ def _generate(st, ply, moves, write, noisy):
 
     # Castling (Chess960 aware): king takes own rook.
     rights = np.int64(st[ply, CASTLE]) >> (2 * us) & 3
-    if rights and not chk and not noisy:
+    if rights and not chk and not noisy_only:
         for side in range(2):
             if not (rights >> side & 1):
                 continue
@@ -279,3 +290,11 @@ def generate_noisy(st, ply, moves):
     """Legal captures, en passant and promotions of row ``ply`` (all evasions when in check)
     into ``moves`` (int32[>=256]); returns the count. For quiescence search."""
     return _generate(st, ply, moves, True, NOISY_MOVES)
+
+
+@njit(cache=True)
+def generate_quiet(st, ply, moves):
+    """Legal quiet moves of row ``ply``, which must not be in check: non-capturing
+    non-promotions and castling, into ``moves`` (int32[>=256]); returns the count. With
+    :func:`generate_noisy` it partitions :func:`generate_legal` (the staged move picker)."""
+    return _generate(st, ply, moves, True, QUIET_MOVES)
