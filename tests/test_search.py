@@ -77,3 +77,36 @@ def test_tt_torn_entry_matches_no_key():
     assert tt[i + 1] == data_b
     assert S.tt_probe(tt, heur, a) == -1
     assert S.tt_probe(tt, heur, b) == -1
+
+
+def test_tt_move_check_accepts_exactly_the_legal_moves():
+    """The staged picker tries the TT move before generating: _tt_move_ok (pseudo-legality)
+    followed by the king-in-check test after the move must accept exactly the generated legal
+    moves other than castling (left to the generator), over every from/to/flag on positions
+    of the perft suites."""
+    import os
+    from uci_engine.fen import parse_fen
+    from uci_engine.kernels import position as P
+    from uci_engine.kernels.movegen import generate_legal
+    data = os.path.join(os.path.dirname(__file__), "data")
+    fens = []
+    for name in ("perft.epd", "perft960.epd"):
+        fens += [(ln.split(";")[0].strip(), name == "perft960.epd")
+                 for ln in open(os.path.join(data, name)) if ln.strip()][:20]
+    buf = np.zeros(256, dtype=np.int32)
+    for fen, c960 in fens:
+        st, mb = P.new_stack(4)
+        parse_fen(fen, st, mb, 0, chess960=c960)
+        us = int(st[0, P.STM])
+        legal = {int(m) for m in buf[:generate_legal(st, 0, buf)]
+                 if P.move_flag(np.int64(m)) != P.FLAG_CASTLE}
+        accepted = set()
+        for frm in range(64):
+            for to in range(64):
+                for flag in (0, P.FLAG_EP, 4, 5, 6, 7):
+                    m = np.int64(frm | (to << 6) | (flag << 12))
+                    if S._tt_move_ok(st, mb, np.int64(0), m):
+                        P.make_move(st, mb, 0, m)
+                        if not S._in_check(st, np.int64(1), np.int64(us)):
+                            accepted.add(int(m))
+        assert accepted == legal, fen

@@ -28,15 +28,16 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .bitboard import U0, U1, lsb, popcount, NO_PIECE, WHITE, PAWN, ROOK, QUEEN, KING
-from .attacks import rook_attacks, bishop_attacks
+from .bitboard import (U0, U1, lsb, popcount, NO_PIECE, WHITE, PAWN, KNIGHT, BISHOP, ROOK,
+                       QUEEN, KING)
+from .attacks import rook_attacks, bishop_attacks, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS
 from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE, CHECKED,
                        CHECK_UNKNOWN, FLAG_EP, FLAG_CASTLE, FLAG_PROMO, PIECE_TYPES,
                        WHITE_PAWN, WHITE_KNIGHT, WHITE_BISHOP, WHITE_ROOK, WHITE_QUEEN,
                        BLACK_PAWN, BLACK_KNIGHT, BLACK_BISHOP, BLACK_ROOK, BLACK_QUEEN,
-                       move_from, move_to, move_flag, piece_of, piece_type, promo_type,
-                       make_move, make_null_move, attackers_to)
-from .movegen import generate_legal, generate_noisy
+                       EP, move_from, move_to, move_flag, piece_of, piece_type, piece_colour,
+                       promo_type, make_move, make_null_move, attackers_to)
+from .movegen import generate_legal, generate_noisy, generate_quiet
 from .evaluate import evaluate
 from ..numba_recursion import infer_return_once
 
@@ -61,6 +62,9 @@ BEST_MOVE = 8       # best root move of the current iteration (0 = none yet)
 BEST_SCORE = 9
 ROOT_DONE = 10      # root moves fully searched in the current iteration
 SOFT_NODES = 11     # stop after a root move once NODES reaches this (0 = none)
+SOFT_STOP = 12      # set to 1 by the controller's soft deadline: stop after the next root move
+BEST_NODES = 13     # nodes spent on the root move that is best in the current root search
+ITER_NODES = 14     # NODES when the current root search started
 ROOT_MOVES = 16                                 # int[256]: allowed root moves
 PV_LEN = ROOT_MOVES + 256                       # int[MAX_PLY]
 PV = PV_LEN + MAX_PLY                           # int[MAX_PLY * MAX_PLY] triangular PV table
@@ -76,7 +80,12 @@ CORR_HISTORY = CAPTURE_HISTORY + 12 * 64 * 6    # int[2 * CORR_SIZE]: side x paw
 CORR_BITS = 14
 CORR_SIZE = 1 << CORR_BITS
 CONT_HISTORY = CORR_HISTORY + 2 * CORR_SIZE     # int[768 * 768]: (piece, to) x (piece, to)
-HEUR_LEN = CONT_HISTORY + 768 * 768
+PICK = CONT_HISTORY + 768 * 768                 # int[MAX_PLY + 4, PICK_FIELDS]: picker state
+# picker fields: stage, next index, noisy count, end of the list, TT move, first bad capture,
+# ordering score of the move last returned
+PICK_STAGE, PICK_NEXT, PICK_NOISY, PICK_END, PICK_TT, PICK_BAD, PICK_SCORE = range(7)
+PICK_FIELDS = 7
+HEUR_LEN = PICK + (MAX_PLY + 4) * PICK_FIELDS
 
 # piece values for SEE / MVV-LVA, by type P N B R Q K (centipawns)
 SEE_VALUE = np.array([100, 320, 330, 500, 950, 20000, 0], dtype=np.int64)
@@ -164,6 +173,12 @@ QS_TT_DEPTH = -1                # depth of quiescence TT entries: below every ma
 # mv buffer planes
 MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES = 0, 1, 2, 3
 MV_PLANES = 4
+# Staged move picker (Stockfish's MovePicker, Ethereal's movepicker.c): the TT move before any
+# generation; captures and promotions by value and capture history, SEE-tested only when picked,
+# losers deferred; quiets generated only when reached; the deferred losing captures last.
+# STAGE_ALL: every move generated and scored at once (root, in check).
+(STAGE_TT, STAGE_GEN_NOISY, STAGE_GOOD_NOISY, STAGE_GEN_QUIET, STAGE_QUIET, STAGE_BAD_NOISY,
+ STAGE_ALL, STAGE_DONE) = range(8)
 # Recursive kernels take only int64 scalars (never literals): a cached recursive function
 # compiled for a literal type can crash when loaded from the cache (numba issue #6061).
 ZERO = np.int64(0)
@@ -575,26 +590,9 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
         if m == tt_move:
             s = ORDER_TT
         elif not _is_quiet(mb, row, m):
-            flag = move_flag(m)
-            frm = move_from(m)
-            to = move_to(m)
-            attacker = piece_type(np.int64(mb[row, frm]))
-            c = np.int64(mb[row, to])
-            value = SEE_VALUE[piece_type(c)] if c != NO_PIECE else 0
-            if flag == FLAG_EP:
-                value = SEE_VALUE[PAWN]
-            if flag >= FLAG_PROMO and promo_type(flag) != QUEEN:
-                s = ORDER_BAD_CAPTURE - ORDER_UNDERPROMO_GAP   # under-promotions: last
-            else:
-                if flag >= FLAG_PROMO:
-                    value += SEE_VALUE[QUEEN]
-                s = (ORDER_GOOD_CAPTURE + value * CAPTURE_MVV_SCALE
-                     + heur[_capture_index(mb, row, m)])
-                # SEE only where it can be negative: capturing a piece worth at least the
-                # capturer never loses material (the capturer may simply stop the exchange).
-                if ((flag >= FLAG_PROMO or value < SEE_VALUE[attacker])
-                        and see(st, mb, heur, row, m) < 0):
-                    s += ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE
+            s = _noisy_order(st, mb, heur, row, m)
+            if s >= 0 and _may_lose(mb, row, m) and see(st, mb, heur, row, m) < 0:
+                s += ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE
         elif m == k1:
             s = ORDER_KILLER1
         elif m == k2:
@@ -623,6 +621,228 @@ def _pick(mv, sply, i, n):
         mv[sply, MV_SCORES, i] = mv[sply, MV_SCORES, best]
         mv[sply, MV_SCORES, best] = t
     return np.int64(mv[sply, MV_MOVES, i])
+
+
+@njit(cache=True)
+def _noisy_order(st, mb, heur, row, m):
+    """Ordering score of noisy move ``m`` before SEE: ORDER_GOOD_CAPTURE + victim value (queen
+    added for a queen promotion) * CAPTURE_MVV_SCALE + capture history; under-promotions below
+    every capture."""
+    flag = move_flag(m)
+    if flag >= FLAG_PROMO and promo_type(flag) != QUEEN:
+        return np.int64(ORDER_BAD_CAPTURE - ORDER_UNDERPROMO_GAP)
+    c = np.int64(mb[row, move_to(m)])
+    value = SEE_VALUE[piece_type(c)] if c != NO_PIECE else 0
+    if flag == FLAG_EP:
+        value = SEE_VALUE[PAWN]
+    if flag >= FLAG_PROMO:
+        value += SEE_VALUE[QUEEN]
+    return ORDER_GOOD_CAPTURE + value * CAPTURE_MVV_SCALE + heur[_capture_index(mb, row, m)]
+
+
+@njit(cache=True)
+def _may_lose(mb, row, m):
+    """True when SEE of noisy move ``m`` can be negative: a promotion, or a capture of a piece
+    worth less than the capturer (taking one worth at least the capturer never loses material:
+    the capturer may simply stop the exchange)."""
+    flag = move_flag(m)
+    if flag >= FLAG_PROMO:
+        return True
+    if flag == FLAG_EP:
+        return False
+    c = np.int64(mb[row, move_to(m)])
+    value = SEE_VALUE[piece_type(c)] if c != NO_PIECE else 0
+    return value < SEE_VALUE[piece_type(np.int64(mb[row, move_from(m)]))]
+
+
+@njit(cache=True)
+def _tt_move_ok(st, mb, row, m):
+    """True when TT move ``m`` is pseudo-legal on row ``row`` (own piece on its from-square, a
+    move that piece makes, no own piece or king on the target): what the picker checks before
+    trying the TT move ungenerated. The caller then tests that the mover's king is not left in
+    check. Castling is left to the generator (False)."""
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
+    us = np.int64(st[row, STM])
+    p = np.int64(mb[row, frm])
+    if m == 0 or p == NO_PIECE or piece_colour(p) != us or flag == FLAG_CASTLE or frm == to:
+        return False
+    c = np.int64(mb[row, to])
+    if c != NO_PIECE and (piece_colour(c) == us or piece_type(c) == KING):
+        return False
+    pt = piece_type(p)
+    tobb = U1 << np.uint64(to)
+    if pt == PAWN:
+        if flag == FLAG_EP:
+            return to == np.int64(st[row, EP]) and (PAWN_ATTACKS[us, frm] & tobb) != U0
+        if flag == 3:
+            return False
+        last = to >= 56 if us == WHITE else to < 8
+        if last != (flag >= FLAG_PROMO):
+            return False
+        if c != NO_PIECE:
+            return (PAWN_ATTACKS[us, frm] & tobb) != U0
+        up = 8 if us == WHITE else -8
+        if to == frm + up:
+            return True
+        start = (frm >> 3) == (1 if us == WHITE else 6)
+        return start and to == frm + 2 * up and mb[row, frm + up] == NO_PIECE
+    if flag != 0:
+        return False
+    occ = st[row, OCC_ALL]
+    if pt == KNIGHT:
+        att = KNIGHT_ATTACKS[frm]
+    elif pt == BISHOP:
+        att = bishop_attacks(frm, occ)
+    elif pt == ROOK:
+        att = rook_attacks(frm, occ)
+    elif pt == QUEEN:
+        att = bishop_attacks(frm, occ) | rook_attacks(frm, occ)
+    else:
+        att = KING_ATTACKS[frm]
+    return (att & tobb) != U0
+
+
+@njit(cache=True)
+def _pick_range(mv, sply, i, n):
+    """Selection step over slots i..n-1: swap the best-scored into slot i, return its score."""
+    best = i
+    bs = mv[sply, MV_SCORES, i]
+    for j in range(i + 1, n):
+        if mv[sply, MV_SCORES, j] > bs:
+            bs = mv[sply, MV_SCORES, j]
+            best = j
+    if best != i:
+        t = mv[sply, MV_MOVES, i]
+        mv[sply, MV_MOVES, i] = mv[sply, MV_MOVES, best]
+        mv[sply, MV_MOVES, best] = t
+        mv[sply, MV_SCORES, best] = mv[sply, MV_SCORES, i]
+        mv[sply, MV_SCORES, i] = bs
+    return np.int64(bs)
+
+
+@njit(cache=True)
+def _drop_move(mv, sply, lo, n, m):
+    """Remove move ``m`` from slots lo..n-1 (swap with the last); return the new count."""
+    for j in range(lo, n):
+        if mv[sply, MV_MOVES, j] == m:
+            mv[sply, MV_MOVES, j] = mv[sply, MV_MOVES, n - 1]
+            return n - 1
+    return n
+
+
+@njit(cache=True)
+def picker_init(st, mb, heur, mv, row, sply, tt_move, staged):
+    """Start the move picker of ply ``sply`` (row ``row``). ``staged`` False generates and
+    scores every legal move at once (:data:`STAGE_ALL`; the caller may filter the list before
+    the first :func:`next_move`)."""
+    p = PICK + sply * PICK_FIELDS
+    heur[p + PICK_TT] = tt_move
+    heur[p + PICK_NEXT] = 0
+    if staged:
+        heur[p + PICK_STAGE] = STAGE_TT
+        heur[p + PICK_END] = 0
+    else:
+        n = generate_legal(st, row, mv[sply, MV_MOVES])
+        heur[p + PICK_STAGE] = STAGE_ALL
+        heur[p + PICK_END] = n
+
+
+@njit(cache=True)
+def next_move(st, mb, heur, mv, row, sply):
+    """The next move (int64) of ply ``sply``'s picker, or 0 when none is left; its ordering
+    score goes to ``heur[PICK + sply * PICK_FIELDS + PICK_SCORE]``. In the staged order the TT
+    move comes first, ungenerated, and the stage is then STAGE_GEN_NOISY: the caller must
+    check that it leaves no king in check (see :func:`_tt_move_ok`)."""
+    p = PICK + sply * PICK_FIELDS
+    while True:
+        stage = heur[p + PICK_STAGE]
+        if stage == STAGE_ALL:
+            i = heur[p + PICK_NEXT]
+            if i >= heur[p + PICK_END]:
+                heur[p + PICK_STAGE] = STAGE_DONE
+                return np.int64(0)
+            if i == 0:
+                _score_moves(st, mb, heur, mv, row, sply, heur[p + PICK_END], heur[p + PICK_TT])
+            heur[p + PICK_SCORE] = _pick_range(mv, sply, i, heur[p + PICK_END])
+            heur[p + PICK_NEXT] = i + 1
+            return np.int64(mv[sply, MV_MOVES, i])
+        elif stage == STAGE_TT:
+            heur[p + PICK_STAGE] = STAGE_GEN_NOISY
+            m = heur[p + PICK_TT]
+            if _tt_move_ok(st, mb, row, m):
+                heur[p + PICK_SCORE] = ORDER_TT
+                return m
+            heur[p + PICK_TT] = 0
+        elif stage == STAGE_GEN_NOISY:
+            n = generate_noisy(st, row, mv[sply, MV_MOVES])
+            if heur[p + PICK_TT] != 0:
+                n = _drop_move(mv, sply, 0, n, heur[p + PICK_TT])
+            for i in range(n):
+                mv[sply, MV_SCORES, i] = _noisy_order(st, mb, heur, row,
+                                                      np.int64(mv[sply, MV_MOVES, i]))
+            heur[p + PICK_NOISY] = n
+            heur[p + PICK_END] = n
+            heur[p + PICK_NEXT] = 0
+            heur[p + PICK_STAGE] = STAGE_GOOD_NOISY
+        elif stage == STAGE_GOOD_NOISY:
+            i = heur[p + PICK_NEXT]
+            n = heur[p + PICK_NOISY]
+            if i < n:
+                sc = _pick_range(mv, sply, i, n)
+                if sc >= ORDER_GOOD_CAPTURE - HISTORY_MAX:
+                    m = np.int64(mv[sply, MV_MOVES, i])
+                    if _may_lose(mb, row, m) and see(st, mb, heur, row, m) < 0:
+                        mv[sply, MV_SCORES, i] = sc + ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE
+                        continue                    # deferred; pick again
+                    heur[p + PICK_SCORE] = sc
+                    heur[p + PICK_NEXT] = i + 1
+                    return m
+            heur[p + PICK_BAD] = i
+            heur[p + PICK_STAGE] = STAGE_GEN_QUIET
+        elif stage == STAGE_GEN_QUIET:
+            lo = heur[p + PICK_NOISY]
+            n = lo + generate_quiet(st, row, mv[sply, MV_MOVES, lo:])
+            if heur[p + PICK_TT] != 0:
+                n = _drop_move(mv, sply, lo, n, heur[p + PICK_TT])
+            us = np.int64(st[row, STM])
+            k1 = heur[KILLERS + 2 * sply]
+            k2 = heur[KILLERS + 2 * sply + 1]
+            prev1 = _piece_to(st, mb, row)
+            prev2 = _piece_to(st, mb, row - 1)
+            cm = heur[COUNTER + prev1] if prev1 >= 0 else 0
+            for i in range(lo, n):
+                m = np.int64(mv[sply, MV_MOVES, i])
+                if m == k1:
+                    sc = ORDER_KILLER1
+                elif m == k2:
+                    sc = ORDER_KILLER2
+                elif m == cm:
+                    sc = ORDER_COUNTER
+                else:
+                    sc = _quiet_score(heur, mb, row, us, m, prev1, prev2)
+                mv[sply, MV_SCORES, i] = sc
+            heur[p + PICK_END] = n
+            heur[p + PICK_NEXT] = lo
+            heur[p + PICK_STAGE] = STAGE_QUIET
+        elif stage == STAGE_QUIET:
+            i = heur[p + PICK_NEXT]
+            if i < heur[p + PICK_END]:
+                heur[p + PICK_SCORE] = _pick_range(mv, sply, i, heur[p + PICK_END])
+                heur[p + PICK_NEXT] = i + 1
+                return np.int64(mv[sply, MV_MOVES, i])
+            heur[p + PICK_NEXT] = heur[p + PICK_BAD]
+            heur[p + PICK_STAGE] = STAGE_BAD_NOISY
+        elif stage == STAGE_BAD_NOISY:
+            i = heur[p + PICK_NEXT]
+            if i < heur[p + PICK_NOISY]:
+                heur[p + PICK_SCORE] = _pick_range(mv, sply, i, heur[p + PICK_NOISY])
+                heur[p + PICK_NEXT] = i + 1
+                return np.int64(mv[sply, MV_MOVES, i])
+            heur[p + PICK_STAGE] = STAGE_DONE
+        else:
+            return np.int64(0)
 
 
 @njit(cache=True)
@@ -765,6 +985,8 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             return alpha
     else:
         heur[DOUBLE_EXT] = 0
+        heur[ITER_NODES] = heur[NODES] - 1
+        heur[BEST_NODES] = 0
 
     excluded = heur[EXCLUDED + sply]
     key = st[row, KEY]
@@ -904,11 +1126,12 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         elif tt_score >= beta or cut_node:
             tt_ext = -1                             # negative extension
 
-    n = generate_legal(st, row, mv[sply, MV_MOVES])
-    if n == 0:
-        return -MATE + sply if in_check else np.int64(0)
+    # Moves come from the staged picker; the root and check evasions are generated at once.
+    picker_init(st, mb, heur, mv, row, sply, tt_move, not (root or in_check))
+    pk = PICK + sply * PICK_FIELDS
     if root and heur[ROOT_N] > 0:
         # keep only the allowed root moves (searchmoves / MultiPV exclusion)
+        n = heur[pk + PICK_END]
         k = 0
         for i in range(n):
             m = mv[sply, MV_MOVES, i]
@@ -917,10 +1140,9 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                     mv[sply, MV_MOVES, k] = m
                     k += 1
                     break
-        n = k
-        if n == 0:
+        if n > 0 and k == 0:
             return -INF
-    _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+        heur[pk + PICK_END] = k
     prev1 = _piece_to(st, mb, row)
     prev2 = _piece_to(st, mb, row - 1)
     lmp_count = LMP_BASE + depth * depth
@@ -931,22 +1153,30 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
     best_move = 0
     bound = BOUND_UPPER
     searched = 0
+    legal = 0
     quiets = 0
     captures = 0
-    for i in range(n):
-        m = _pick(mv, sply, i, n)
-        if m == excluded:
-            continue
+    while True:
+        m = next_move(st, mb, heur, mv, row, sply)
+        if m == 0:
+            break
+        unverified = heur[pk + PICK_STAGE] == STAGE_GEN_NOISY     # the ungenerated TT move
+        order = heur[pk + PICK_SCORE]
         quiet = _is_quiet(mb, row, m)
-        order = mv[sply, MV_SCORES, i]
         # Copy-make leaves row ``row`` intact, so the move is made first and a pruned move
         # costs nothing to take back; knowing whether it checks keeps checks unpruned (a
         # quiet check such as the pawn push in kbK5/pp6/1P6/8/8/8/8/R7 w, 1.Ra6 bxa6 2.b7#,
         # was lost to futility pruning).
         make_move(st, mb, row, m)
         child = row + 1
-        tt_prefetch(tt, heur, st[child, KEY])
         them = 1 - us
+        if unverified and _in_check(st, child, us):
+            heur[pk + PICK_TT] = 0                  # illegal: the generator will not skip it
+            continue
+        legal += 1
+        if m == excluded:
+            continue
+        tt_prefetch(tt, heur, st[child, KEY])
         gives_check = _in_check(st, child, them)
         st[child, CHECKED] = U1 if gives_check else U0
         if not root and best > -MATE_BOUND and not in_check and not gives_check:
@@ -963,6 +1193,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             elif (depth <= SEE_PRUNE_MAX_DEPTH and order < 0
                   and see(st, mb, heur, row, m) < -SEE_PRUNE_MARGIN * depth):
                 continue                            # SEE pruning of losing captures
+        nodes_before = heur[NODES]
         ext = tt_ext if m == tt_move else 0
         heur[DOUBLE_EXT + sply + 1] = heur[DOUBLE_EXT + sply] + (ext == 2)
         new_depth = depth - 1 + ext
@@ -1026,6 +1257,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 if root:
                     heur[BEST_MOVE] = m
                     heur[BEST_SCORE] = score
+                    heur[BEST_NODES] = heur[NODES] - nodes_before
                 if score >= beta:
                     bound = BOUND_LOWER
                     bonus = min(depth * depth * HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX)
@@ -1054,11 +1286,13 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         elif captures < 256:
             mv[sply, MV_CAPTURES, captures] = m
             captures += 1
-        if root and heur[SOFT_NODES] and heur[NODES] >= heur[SOFT_NODES]:
-            # soft node limit (self-play data generation): end the search after a whole root
-            # move, keeping what the finished root moves proved
+        if root and (heur[SOFT_STOP] or (heur[SOFT_NODES] and heur[NODES] >= heur[SOFT_NODES])):
+            # soft time or node limit: end the search after a whole root move, keeping what
+            # the finished root moves proved
             heur[STOP] = 1
             return best
+    if legal == 0:
+        return -MATE + sply if in_check else np.int64(0)
     if searched == 0:
         # every move was pruned or excluded (a filtered root, a singular verification): fail low
         return alpha
