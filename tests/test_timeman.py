@@ -65,3 +65,38 @@ def test_stalls_on_a_loaded_machine_never_flag(inc, lost, stall):
         left -= hard + lost + (stall if ply % 20 == 19 else 0)
         assert left > 0, f"flagged at move {ply}"
         left += inc
+
+
+def test_scaled_soft_limit_follows_stability_score_drop_and_node_share():
+    from uci_engine.timeman import STABILITY_FACTORS, scale_soft
+    base = scale_soft(100, 10_000, 2, 0, 0.5)
+    # an unsettled best move gets more time, a settled one less
+    assert scale_soft(100, 10_000, 0, 0, 0.5) > base > scale_soft(100, 10_000, 9, 0, 0.5)
+    assert scale_soft(100, 10_000, 0, 0, 0.5) / base == pytest.approx(
+        STABILITY_FACTORS[0] / STABILITY_FACTORS[2])
+    # a falling score gets more time, a rising one less, within bounds
+    assert scale_soft(100, 10_000, 2, 100, 0.5) > base > scale_soft(100, 10_000, 2, -100, 0.5)
+    assert scale_soft(100, 10_000, 2, 10_000, 0.5) == scale_soft(100, 10_000, 2, 300, 0.5)
+    # a best move that took most of the nodes is settled
+    assert scale_soft(100, 10_000, 2, 0, 0.95) < base < scale_soft(100, 10_000, 2, 0, 0.1)
+    # never beyond the hard limit
+    assert scale_soft(100, 150, 0, 500, 0.0) == 150
+
+
+def test_soft_stop_ends_the_search_after_one_root_move():
+    """SOFT_STOP set before the search: the root stops once its first move is searched, keeping
+    that move as the best (the soft deadline's timer sets the flag the same way)."""
+    import numpy as np
+    from uci_engine.engine import Engine
+    from uci_engine.kernels import search as S
+    e = Engine(1)
+    e.set_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNB1KB1R w KQkq - 2 3", [])
+    h = e.heur
+    h[S.ROOT_ROW] = e.root
+    h[S.SOFT_STOP] = 1
+    score = S.negamax(e.st, e.mb, e.tt, h, e.mv, np.int64(e.root), np.int64(6),
+                      np.int64(-S.INF), np.int64(S.INF), S.ZERO)
+    assert h[S.STOP] == 1 and h[S.ROOT_DONE] == 1
+    assert h[S.BEST_MOVE] != 0 and score == h[S.BEST_SCORE]
+    # one move searched: every node but the root itself was spent on it
+    assert h[S.BEST_NODES] == h[S.NODES] - h[S.ITER_NODES] - 1

@@ -20,7 +20,7 @@ from .kernels.bitboard import NO_PIECE
 from .kernels.movegen import generate_legal
 from .kernels.evaluate import evaluate
 from .kernels.perft import perft
-from .timeman import budget
+from .timeman import TM_MIN_DEPTH, budget, scale_soft
 from . import strength
 
 HISTORY_ROWS = 1024           # game plies kept below the search rows
@@ -53,6 +53,7 @@ def _new_search(h, age, node_limit, soft_nodes):
     h[S.EXCLUDED:S.EXCLUDED + S.MAX_PLY + 4] = 0
     h[S.NODE_LIMIT] = node_limit
     h[S.SOFT_NODES] = soft_nodes
+    h[S.SOFT_STOP] = 0
 
 
 class StopTimer:
@@ -127,6 +128,7 @@ class Engine:
         self.skill_rng = random.Random()
         self._game = None                     # (fen, chess960), moves of the last set_position
         self._timer = None                    # StopTimer, started on the first timed search
+        self._soft_timer = None               # StopTimer of the (scaled) soft limit
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
         self.tb_hits = 0
@@ -371,6 +373,8 @@ class Engine:
         _new_search(h, (h[S.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0)
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
+        self._scaled_soft_ms = self.soft_ms
+        self._tm_best, self._tm_stability, self._tm_score = None, 0, None
         max_depth = min(limits.depth or (S.MAX_PLY - 8), S.MAX_PLY - 8)
         self._arm_timer(self.hard_ms)
         self._start_helpers(allowed if len(allowed) != len(legal) else [], max_depth)
@@ -421,7 +425,8 @@ class Engine:
                     for k in range(multipv):
                         on_info(self._info(depth, k + 1, best_scores[k], best_pvs[k], None,
                                            t0, clock))
-                if self._should_stop_after(depth, best_scores[0], limits):
+                if self._should_stop_after(depth, best_scores[0], best_pvs[0][0], limits,
+                                           multipv):
                     break
             if best_scores[0] is None:
                 # Stopped before depth 1 finished: a depth-1 search takes well under a
@@ -635,7 +640,10 @@ class Engine:
             row += 1
         return out
 
-    def _should_stop_after(self, depth, score, limits):
+    def _should_stop_after(self, depth, score, best, limits, multipv=1):
+        """After iteration ``depth`` (score in centipawns, ``best`` move): True when the search
+        should end. Updates the scaled soft limit (:func:`uci_engine.timeman.scale_soft`) and
+        re-arms its timer, which stops the next iteration after a root move."""
         if limits.mate and score is not None and score >= S.MATE - 2 * limits.mate:
             return True
         if limits.depth and depth >= limits.depth:
@@ -643,9 +651,19 @@ class Engine:
         if limits.soft_nodes and self.heur[S.NODES] >= limits.soft_nodes:
             return True
         if self.soft_ms is not None:
+            self._tm_stability = self._tm_stability + 1 if best == self._tm_best else 0
+            drop = (self._tm_score - score
+                    if self._tm_score is not None and score is not None else 0)
+            self._tm_best, self._tm_score = best, score
+            if depth >= TM_MIN_DEPTH and multipv == 1:
+                h = self.heur
+                share = int(h[S.BEST_NODES]) / max(1, int(h[S.NODES] - h[S.ITER_NODES]))
+                self._scaled_soft_ms = scale_soft(self.soft_ms, self.hard_ms,
+                                                  self._tm_stability, drop, min(1.0, share))
             elapsed_ms = (self._clock() - self._tstart) * 1000
-            if elapsed_ms >= self.soft_ms:
+            if elapsed_ms >= self._scaled_soft_ms:
                 return True
+            self._arm_soft_timer(self._scaled_soft_ms - elapsed_ms)
         if self.soft_ms is not None and score is not None and abs(score) >= S.MATE_BOUND \
                 and depth >= 2 * (S.MATE - abs(score)) + 4:
             return True
@@ -658,20 +676,32 @@ class Engine:
         for w in self.helpers:
             w.heur[S.STOP] = 1
 
+    def _soft_stop(self):
+        """The soft deadline passed: the main thread stops after its current root move."""
+        self.heur[S.SOFT_STOP] = 1
+
     def _arm_timer(self, hard_ms):
         if hard_ms is not None:
             if self._timer is None:
                 self._timer = StopTimer(self.request_stop)
             self._timer.arm(hard_ms / 1000.0)
 
+    def _arm_soft_timer(self, ms):
+        if self._soft_timer is None:
+            self._soft_timer = StopTimer(self._soft_stop)
+        self._soft_timer.arm(max(ms, 0.0) / 1000.0)
+
     def _disarm_timer(self):
         if self._timer is not None:
             self._timer.disarm()
+        if self._soft_timer is not None:
+            self._soft_timer.disarm()
 
     def extend_time(self, limits, move_overhead=10):
         """On ``ponderhit``: restart the clock budget from now using ``limits``."""
         white = int(self.st[self.root, P.STM]) == 0
         self._tstart = self._clock()
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
+        self._scaled_soft_ms = self.soft_ms
         self._disarm_timer()
         self._arm_timer(self.hard_ms)

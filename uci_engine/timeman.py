@@ -1,7 +1,9 @@
 """Time management: turn ``go`` limits into a soft and a hard deadline (plain Python).
 
-The soft limit decides whether a new iteration starts; the hard limit is enforced inside the
-search by a timer that sets the kernels' stop flag. ``Move Overhead`` (milliseconds) is taken off
+The soft limit, scaled after each iteration by :func:`scale_soft`, ends the search between
+iterations or, through a timer and the kernels' ``SOFT_STOP`` flag, after the root move being
+searched when it passes; the hard limit is enforced inside the search by a timer that sets the
+kernels' stop flag at once. ``Move Overhead`` (milliseconds) is taken off
 every budget. Technique: chessprogramming wiki "Time Management".
 """
 from dataclasses import dataclass, field
@@ -71,3 +73,35 @@ def budget(limits, white_to_move, move_overhead=10):
         hard = max(1.0, min(hard, LOW_CLOCK_INC_SHARE * inc - move_overhead))
     soft = min(soft, hard)
     return int(soft), int(hard)
+
+
+#: Soft-limit factor by the number of iterations the best move has held (0, 1, 2, 3, 4 or more):
+#: Ethereal's best-move stability factors (timeman.c)
+STABILITY_FACTORS = (2.50, 1.20, 0.90, 0.80, 0.75)
+#: a score drop of d centipawns since the last iteration scales the soft limit by
+#: 1 + d / SCORE_DROP_CP, within [SCORE_FACTOR_MIN, SCORE_FACTOR_MAX] (a rise shortens it)
+SCORE_DROP_CP = 200
+SCORE_FACTOR_MIN = 0.8
+SCORE_FACTOR_MAX = 1.5
+#: node effort, Ethereal's form: max(NODE_FACTOR_MIN, NODE_FACTOR_SLOPE * (1 - best share)
+#: + NODE_FACTOR_BASE), where best share is the fraction of the last root search's nodes spent
+#: on the best move: a best move that took most of the effort is settled
+NODE_FACTOR_SLOPE = 2.0
+NODE_FACTOR_BASE = 0.4
+NODE_FACTOR_MIN = 0.5
+#: iterations below this depth leave the soft limit unscaled (they take microseconds and say
+#: little about stability)
+TM_MIN_DEPTH = 4
+
+
+def scale_soft(soft_ms, hard_ms, stability, score_drop, best_share):
+    """The soft limit (milliseconds, float) after an iteration: ``soft_ms`` scaled by best-move
+    stability (``stability``: iterations the best move has held), the score drop since the
+    previous iteration (``score_drop``, centipawns, positive when the score fell) and the share
+    of the root search's nodes spent on the best move (``best_share``, 0..1), then capped at
+    ``hard_ms``. The three factors are Ethereal's and Stockfish's (chessprogramming wiki "Time
+    Management"); their constants are named above."""
+    f = STABILITY_FACTORS[min(stability, len(STABILITY_FACTORS) - 1)]
+    f *= min(SCORE_FACTOR_MAX, max(SCORE_FACTOR_MIN, 1.0 + score_drop / SCORE_DROP_CP))
+    f *= max(NODE_FACTOR_MIN, NODE_FACTOR_SLOPE * (1.0 - best_share) + NODE_FACTOR_BASE)
+    return min(soft_ms * f, hard_ms)
