@@ -12,14 +12,18 @@ All mutable search state lives in numpy arrays the engine facade owns (no jitcla
   lockless hashing, chessprogramming wiki "Shared Hash Table").
 * ``heur``: int64[HEUR_LEN] control block and heuristics; offsets below. The UCI thread writes
   ``heur[STOP] = 1`` to stop a search; kernels are ``nogil`` so it is read while they run.
-* ``mv``: int32[MAX_PLY + 8, 3, 256] per-ply buffers: moves (MV_MOVES), their ordering
-  scores (MV_SCORES) and the quiet moves tried so far (MV_QUIETS).
+* ``mv``: int32[MAX_PLY + 8, MV_PLANES, 256] per-ply buffers: moves (MV_MOVES), their
+  ordering scores (MV_SCORES), the quiet moves and the captures tried so far (MV_QUIETS,
+  MV_CAPTURES).
 
 Techniques (chessprogramming wiki pages of the same names): iterative deepening (driven from
-Python), principal variation search, null-move pruning with a zugzwang guard (no null move
-unless the side to move has a rook, a queen or two minor pieces), late move reductions, reverse
-futility, futility and late-move pruning, check extension, mate distance pruning, quiescence
-with SEE pruning, MVV-LVA, killer, history (with gravity) and countermove ordering, repetition /
+Python), principal variation search, a staged move picker (TT move before generation, lazy SEE),
+null-move pruning with a zugzwang guard (no null move unless the side to move has a rook, a
+queen or two minor pieces), late move reductions (history-adjusted), reverse futility, razoring,
+ProbCut, futility, late-move, history and SEE pruning, check and singular extensions (double
+and negative ones, multi-cut), mate distance pruning, quiescence with SEE and delta pruning and
+TT stores, MVV plus capture history, killer, butterfly and continuation history (with gravity)
+and countermove ordering, a pawn-structure correction history of the static eval, repetition /
 fifty-move / insufficient-material draws.
 """
 import numpy as np
@@ -538,6 +542,19 @@ def _quiet_score(heur, mb, row, us, m, prev1, prev2):
 
 
 @njit(cache=True)
+def _quiet_order(heur, mb, row, us, m, k1, k2, cm, prev1, prev2):
+    """Ordering score of quiet move ``m``: ORDER_KILLER1/2 for the killers ``k1``/``k2``,
+    ORDER_COUNTER for the countermove ``cm``, else its history (:func:`_quiet_score`)."""
+    if m == k1:
+        return np.int64(ORDER_KILLER1)
+    if m == k2:
+        return np.int64(ORDER_KILLER2)
+    if m == cm:
+        return np.int64(ORDER_COUNTER)
+    return _quiet_score(heur, mb, row, us, m, prev1, prev2)
+
+
+@njit(cache=True)
 def _update_quiet(heur, mb, row, us, m, prev1, prev2, bonus):
     """Apply ``bonus`` (negative: malus) to every history entry :func:`_quiet_score` reads."""
     _update_history(heur, _history_index(us, m), bonus)
@@ -593,34 +610,9 @@ def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
             s = _noisy_order(st, mb, heur, row, m)
             if s >= 0 and _may_lose(mb, row, m) and see(st, mb, heur, row, m) < 0:
                 s += ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE
-        elif m == k1:
-            s = ORDER_KILLER1
-        elif m == k2:
-            s = ORDER_KILLER2
-        elif m == cm:
-            s = ORDER_COUNTER
         else:
-            s = _quiet_score(heur, mb, row, us, m, prev1, prev2)
+            s = _quiet_order(heur, mb, row, us, m, k1, k2, cm, prev1, prev2)
         mv[sply, MV_SCORES, i] = s
-
-
-@njit(cache=True)
-def _pick(mv, sply, i, n):
-    """Selection step: swap the best-scored remaining move into slot i and return it."""
-    best = i
-    bs = mv[sply, MV_SCORES, i]
-    for j in range(i + 1, n):
-        if mv[sply, MV_SCORES, j] > bs:
-            bs = mv[sply, MV_SCORES, j]
-            best = j
-    if best != i:
-        t = mv[sply, MV_MOVES, i]
-        mv[sply, MV_MOVES, i] = mv[sply, MV_MOVES, best]
-        mv[sply, MV_MOVES, best] = t
-        t = mv[sply, MV_SCORES, i]
-        mv[sply, MV_SCORES, i] = mv[sply, MV_SCORES, best]
-        mv[sply, MV_SCORES, best] = t
-    return np.int64(mv[sply, MV_MOVES, i])
 
 
 @njit(cache=True)
@@ -723,6 +715,13 @@ def _pick_range(mv, sply, i, n):
 
 
 @njit(cache=True)
+def _pick(mv, sply, i, n):
+    """Selection step: swap the best-scored remaining move into slot i and return it."""
+    _pick_range(mv, sply, i, n)
+    return np.int64(mv[sply, MV_MOVES, i])
+
+
+@njit(cache=True)
 def _drop_move(mv, sply, lo, n, m):
     """Remove move ``m`` from slots lo..n-1 (swap with the last); return the new count."""
     for j in range(lo, n):
@@ -813,16 +812,9 @@ def next_move(st, mb, heur, mv, row, sply):
             prev2 = _piece_to(st, mb, row - 1)
             cm = heur[COUNTER + prev1] if prev1 >= 0 else 0
             for i in range(lo, n):
-                m = np.int64(mv[sply, MV_MOVES, i])
-                if m == k1:
-                    sc = ORDER_KILLER1
-                elif m == k2:
-                    sc = ORDER_KILLER2
-                elif m == cm:
-                    sc = ORDER_COUNTER
-                else:
-                    sc = _quiet_score(heur, mb, row, us, m, prev1, prev2)
-                mv[sply, MV_SCORES, i] = sc
+                mv[sply, MV_SCORES, i] = _quiet_order(heur, mb, row, us,
+                                                      np.int64(mv[sply, MV_MOVES, i]),
+                                                      k1, k2, cm, prev1, prev2)
             heur[p + PICK_END] = n
             heur[p + PICK_NEXT] = lo
             heur[p + PICK_STAGE] = STAGE_QUIET
