@@ -100,3 +100,16 @@ def test_soft_stop_ends_the_search_after_one_root_move():
     assert h[S.BEST_MOVE] != 0 and score == h[S.BEST_SCORE]
     # one move searched: every node but the root itself was spent on it
     assert h[S.BEST_NODES] == h[S.NODES] - h[S.ITER_NODES] - 1
+
+
+def test_movetime_is_spent_whole():
+    """``go movetime`` is a fixed budget, as in Stockfish (no time management): a settled best
+    move does not end the search early, however stable (the scaled soft limit is for clocks)."""
+    import time
+    from uci_engine.engine import Engine
+    e = Engine(16)
+    e.search(Limits(depth=2))                                    # compiled before the clock
+    e.set_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", [])
+    t0 = time.monotonic()
+    e.search(Limits(movetime=400), move_overhead=10)
+    assert time.monotonic() - t0 >= 0.39

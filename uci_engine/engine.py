@@ -655,7 +655,8 @@ class Engine:
             drop = (self._tm_score - score
                     if self._tm_score is not None and score is not None else 0)
             self._tm_best, self._tm_score = best, score
-            if depth >= TM_MIN_DEPTH and multipv == 1:
+            # a clock's budget only: ``movetime`` is spent whole, as in Stockfish
+            if depth >= TM_MIN_DEPTH and multipv == 1 and limits.movetime is None:
                 h = self.heur
                 share = int(h[S.BEST_NODES]) / max(1, int(h[S.NODES] - h[S.ITER_NODES]))
                 self._scaled_soft_ms = scale_soft(self.soft_ms, self.hard_ms,
