@@ -110,3 +110,42 @@ def test_tt_move_check_accepts_exactly_the_legal_moves():
                         if not S._in_check(st, np.int64(1), np.int64(us)):
                             accepted.add(int(m))
         assert accepted == legal, fen
+
+
+def test_quiet_gives_check_equals_make_and_test():
+    """Late move pruning asks _quiet_gives_check before making a quiet move: it must equal
+    make_move + the in-check test on every quiet move (castling always True) of the perft
+    suites' positions and of positions reached by random quiet moves from them."""
+    import os
+    import random
+    from uci_engine.fen import parse_fen
+    from uci_engine.kernels import position as P
+    from uci_engine.kernels.movegen import generate_quiet
+    data = os.path.join(os.path.dirname(__file__), "data")
+    rng = random.Random(3)
+    buf = np.zeros(256, dtype=np.int32)
+    checks = tested = 0
+    for name in ("perft.epd", "perft960.epd"):
+        for ln in open(os.path.join(data, name)).readlines()[:60]:
+            st, mb = P.new_stack(40)
+            parse_fen(ln.split(";")[0].strip(), st, mb, 0, chess960=name == "perft960.epd")
+            for row in range(30):
+                if P.in_check(st, row):
+                    break
+                n = generate_quiet(st, row, buf)
+                if n == 0:
+                    break
+                us = int(st[row, P.STM])
+                for m in buf[:n]:
+                    m = np.int64(m)
+                    fast = S._quiet_gives_check(st, mb, np.int64(row), m)
+                    P.make_move(st, mb, row, m)
+                    slow = bool(S._in_check(st, np.int64(row + 1), np.int64(1 - us)))
+                    if P.move_flag(m) == P.FLAG_CASTLE:
+                        assert fast
+                    else:
+                        assert fast == slow, (ln, row, int(m))
+                        checks += slow
+                        tested += 1
+                P.make_move(st, mb, row, np.int64(buf[rng.randrange(n)]))
+    assert tested > 10000 and checks > 100

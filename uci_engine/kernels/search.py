@@ -181,8 +181,9 @@ MV_PLANES = 4
 # generation; captures and promotions by value and capture history, SEE-tested only when picked,
 # losers deferred; quiets generated only when reached; the deferred losing captures last.
 # STAGE_ALL: every move generated and scored at once (root, in check).
+# STAGE_QUIET_CHECKS: after late move pruning, only the quiet moves left that give check, unsorted.
 (STAGE_TT, STAGE_GEN_NOISY, STAGE_GOOD_NOISY, STAGE_GEN_QUIET, STAGE_QUIET, STAGE_BAD_NOISY,
- STAGE_ALL, STAGE_DONE) = range(8)
+ STAGE_ALL, STAGE_DONE, STAGE_QUIET_CHECKS) = range(9)
 # Recursive kernels take only int64 scalars (never literals): a cached recursive function
 # compiled for a literal type can crash when loaded from the cache (numba issue #6061).
 ZERO = np.int64(0)
@@ -697,6 +698,42 @@ def _tt_move_ok(st, mb, row, m):
 
 
 @njit(cache=True)
+def _quiet_gives_check(st, mb, row, m):
+    """True when quiet move ``m`` (no capture, en passant or promotion) of row ``row`` checks
+    the enemy king, directly or by discovery, without making it; castling counts as True (the
+    caller makes it and tests). Equals make_move + in-check on every quiet move (tested)."""
+    frm = move_from(m)
+    to = move_to(m)
+    if move_flag(m) == FLAG_CASTLE:
+        return True
+    us = np.int64(st[row, STM])
+    ksq = lsb(st[row, piece_of(1 - us, KING)])
+    kbb = U1 << np.uint64(ksq)
+    occ = (st[row, OCC_ALL] ^ (U1 << np.uint64(frm))) | (U1 << np.uint64(to))
+    pt = piece_type(np.int64(mb[row, frm]))
+    if pt == PAWN:
+        direct = PAWN_ATTACKS[us, to] & kbb
+    elif pt == KNIGHT:
+        direct = KNIGHT_ATTACKS[to] & kbb
+    elif pt == BISHOP:
+        direct = bishop_attacks(to, occ) & kbb
+    elif pt == ROOK:
+        direct = rook_attacks(to, occ) & kbb
+    elif pt == QUEEN:
+        direct = (bishop_attacks(to, occ) | rook_attacks(to, occ)) & kbb
+    else:
+        direct = U0
+    if direct != U0:
+        return True
+    # discovered: a slider of ours sees the king through the vacated square (the moved
+    # piece's old bit can stay in the masks: a ray from the king that reaches ``frm`` reached
+    # it before the move, when that piece would have been giving check with us to move)
+    rq = st[row, piece_of(us, ROOK)] | st[row, piece_of(us, QUEEN)]
+    bq = st[row, piece_of(us, BISHOP)] | st[row, piece_of(us, QUEEN)]
+    return ((rook_attacks(ksq, occ) & rq) | (bishop_attacks(ksq, occ) & bq)) != U0
+
+
+@njit(cache=True)
 def _pick_range(mv, sply, i, n):
     """Selection step over slots i..n-1: swap the best-scored into slot i, return its score."""
     best = i
@@ -746,6 +783,14 @@ def picker_init(st, mb, heur, mv, row, sply, tt_move, staged):
         n = generate_legal(st, row, mv[sply, MV_MOVES])
         heur[p + PICK_STAGE] = STAGE_ALL
         heur[p + PICK_END] = n
+
+
+@njit(cache=True)
+def picker_skip_quiets(heur, sply):
+    """Ply ``sply``'s staged picker, in its quiet stage, yields from now on only the quiet moves
+    left that give check, unsorted (late move pruning: Stockfish's skipQuiets, checks spared),
+    then the deferred losing captures."""
+    heur[PICK + sply * PICK_FIELDS + PICK_STAGE] = STAGE_QUIET_CHECKS
 
 
 @njit(cache=True)
@@ -824,6 +869,18 @@ def next_move(st, mb, heur, mv, row, sply):
                 heur[p + PICK_SCORE] = _pick_range(mv, sply, i, heur[p + PICK_END])
                 heur[p + PICK_NEXT] = i + 1
                 return np.int64(mv[sply, MV_MOVES, i])
+            heur[p + PICK_NEXT] = heur[p + PICK_BAD]
+            heur[p + PICK_STAGE] = STAGE_BAD_NOISY
+        elif stage == STAGE_QUIET_CHECKS:
+            i = heur[p + PICK_NEXT]
+            end = heur[p + PICK_END]
+            while i < end:
+                m = np.int64(mv[sply, MV_MOVES, i])
+                i += 1
+                if _quiet_gives_check(st, mb, row, m):
+                    heur[p + PICK_NEXT] = i
+                    heur[p + PICK_SCORE] = mv[sply, MV_SCORES, i - 1]
+                    return m
             heur[p + PICK_NEXT] = heur[p + PICK_BAD]
             heur[p + PICK_STAGE] = STAGE_BAD_NOISY
         elif stage == STAGE_BAD_NOISY:
@@ -1155,6 +1212,15 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         unverified = heur[pk + PICK_STAGE] == STAGE_GEN_NOISY     # the ungenerated TT move
         order = heur[pk + PICK_SCORE]
         quiet = _is_quiet(mb, row, m)
+        if (quiet and not root and not in_check and best > -MATE_BOUND
+                and depth <= LMP_MAX_DEPTH and searched >= lmp_count):
+            # late move pruning before the move is made: the picker yields only the quiet
+            # checks left, unsorted (the pruning spares checks); this move, unless it checks,
+            # is pruned unmade
+            if heur[pk + PICK_STAGE] == STAGE_QUIET:
+                picker_skip_quiets(heur, sply)
+            if not _quiet_gives_check(st, mb, row, m):
+                continue
         # Copy-make leaves row ``row`` intact, so the move is made first and a pruned move
         # costs nothing to take back; knowing whether it checks keeps checks unpruned (a
         # quiet check such as the pawn push in kbK5/pp6/1P6/8/8/8/8/R7 w, 1.Ra6 bxa6 2.b7#,
