@@ -69,7 +69,7 @@ def _leaf_jobs():
         (E.evaluate, (st, i)),
         (S.is_draw, (st, i, i)),
         (S.tt_probe, (tt, heur, key)),
-        (S._score_moves, (st, mb, heur, mv, i, i, i, i)),
+        (S._score_moves, (st, mb, heur, mv, i, i, i, i, i, i)),
         (S.see, (st, mb, heur, i, i)),
         (S.tt_store, (tt, heur, key, i, i, i, i, i)),
         (S.hashfull, (tt, heur)),

@@ -86,9 +86,11 @@ CORR_SIZE = 1 << CORR_BITS
 CONT_HISTORY = CORR_HISTORY + 2 * CORR_SIZE     # int[768 * 768]: (piece, to) x (piece, to)
 PICK = CONT_HISTORY + 768 * 768                 # int[MAX_PLY + 4, PICK_FIELDS]: picker state
 # picker fields: stage, next index, noisy count, end of the list, TT move, first bad capture,
-# ordering score of the move last returned
-PICK_STAGE, PICK_NEXT, PICK_NOISY, PICK_END, PICK_TT, PICK_BAD, PICK_SCORE = range(7)
-PICK_FIELDS = 7
+# ordering score of the move last returned, and the node's continuation-history keys one and
+# two plies back (:func:`_piece_to` values, -1 = none)
+(PICK_STAGE, PICK_NEXT, PICK_NOISY, PICK_END, PICK_TT, PICK_BAD, PICK_SCORE, PICK_PREV1,
+ PICK_PREV2) = range(9)
+PICK_FIELDS = 9
 HEUR_LEN = PICK + (MAX_PLY + 4) * PICK_FIELDS
 
 # piece values for SEE / MVV-LVA, by type P N B R Q K (centipawns)
@@ -593,15 +595,15 @@ def _update_corr(heur, st, row, us, diff, depth):
 
 
 @njit(cache=True)
-def _score_moves(st, mb, heur, mv, row, sply, n, tt_move):
+def _score_moves(st, mb, heur, mv, row, sply, n, tt_move, prev1, prev2):
     """Ordering scores (mv[sply, MV_SCORES]) of the ``n`` moves in mv[sply, MV_MOVES]: the TT
     move; captures and promotions by victim value and capture history, below every quiet
-    move when SEE shows them losing; killers; countermove; quiets by history."""
+    move when SEE shows them losing; killers; countermove; quiets by history (``prev1``,
+    ``prev2``: the continuation-history keys of :func:`_quiet_score`; only quiet moves read
+    them, so a list of noisy moves may pass -1)."""
     us = np.int64(st[row, STM])
     k1 = heur[KILLERS + 2 * sply]
     k2 = heur[KILLERS + 2 * sply + 1]
-    prev1 = _piece_to(st, mb, row)
-    prev2 = _piece_to(st, mb, row - 1)
     cm = heur[COUNTER + prev1] if prev1 >= 0 else 0
     for i in range(n):
         m = np.int64(mv[sply, MV_MOVES, i])
@@ -769,13 +771,16 @@ def _drop_move(mv, sply, lo, n, m):
 
 
 @njit(cache=True)
-def picker_init(st, mb, heur, mv, row, sply, tt_move, staged):
+def picker_init(st, mb, heur, mv, row, sply, tt_move, staged, prev1, prev2):
     """Start the move picker of ply ``sply`` (row ``row``). ``staged`` False generates and
     scores every legal move at once (:data:`STAGE_ALL`; the caller may filter the list before
-    the first :func:`next_move`)."""
+    the first :func:`next_move`). ``prev1``/``prev2``: the node's continuation-history keys
+    (:func:`_piece_to` of rows ``row`` and ``row - 1``), kept for ordering the quiets."""
     p = PICK + sply * PICK_FIELDS
     heur[p + PICK_TT] = tt_move
     heur[p + PICK_NEXT] = 0
+    heur[p + PICK_PREV1] = prev1
+    heur[p + PICK_PREV2] = prev2
     if staged:
         heur[p + PICK_STAGE] = STAGE_TT
         heur[p + PICK_END] = 0
@@ -794,6 +799,25 @@ def picker_skip_quiets(heur, sply):
 
 
 @njit(cache=True)
+def _pick_next(heur, mv, p, sply, end):
+    """Selection step of the picker at ``heur[p:]`` over slots PICK_NEXT..``end`` - 1 (the
+    caller checks that one is left): the best-scored move (int64) is returned, its score kept
+    in PICK_SCORE, and PICK_NEXT advanced."""
+    i = heur[p + PICK_NEXT]
+    heur[p + PICK_SCORE] = _pick_range(mv, sply, i, end)
+    heur[p + PICK_NEXT] = i + 1
+    return np.int64(mv[sply, MV_MOVES, i])
+
+
+@njit(cache=True)
+def _to_bad_noisy(heur, p):
+    """The quiets are done: the picker at ``heur[p:]`` goes on with the deferred losing
+    captures."""
+    heur[p + PICK_NEXT] = heur[p + PICK_BAD]
+    heur[p + PICK_STAGE] = STAGE_BAD_NOISY
+
+
+@njit(cache=True)
 def next_move(st, mb, heur, mv, row, sply):
     """The next move (int64) of ply ``sply``'s picker, or 0 when none is left; its ordering
     score goes to ``heur[PICK + sply * PICK_FIELDS + PICK_SCORE]``. In the staged order the TT
@@ -808,10 +832,9 @@ def next_move(st, mb, heur, mv, row, sply):
                 heur[p + PICK_STAGE] = STAGE_DONE
                 return np.int64(0)
             if i == 0:
-                _score_moves(st, mb, heur, mv, row, sply, heur[p + PICK_END], heur[p + PICK_TT])
-            heur[p + PICK_SCORE] = _pick_range(mv, sply, i, heur[p + PICK_END])
-            heur[p + PICK_NEXT] = i + 1
-            return np.int64(mv[sply, MV_MOVES, i])
+                _score_moves(st, mb, heur, mv, row, sply, heur[p + PICK_END], heur[p + PICK_TT],
+                             heur[p + PICK_PREV1], heur[p + PICK_PREV2])
+            return _pick_next(heur, mv, p, sply, heur[p + PICK_END])
         elif stage == STAGE_TT:
             heur[p + PICK_STAGE] = STAGE_GEN_NOISY
             m = heur[p + PICK_TT]
@@ -853,8 +876,8 @@ def next_move(st, mb, heur, mv, row, sply):
             us = np.int64(st[row, STM])
             k1 = heur[KILLERS + 2 * sply]
             k2 = heur[KILLERS + 2 * sply + 1]
-            prev1 = _piece_to(st, mb, row)
-            prev2 = _piece_to(st, mb, row - 1)
+            prev1 = heur[p + PICK_PREV1]
+            prev2 = heur[p + PICK_PREV2]
             cm = heur[COUNTER + prev1] if prev1 >= 0 else 0
             for i in range(lo, n):
                 mv[sply, MV_SCORES, i] = _quiet_order(heur, mb, row, us,
@@ -864,13 +887,9 @@ def next_move(st, mb, heur, mv, row, sply):
             heur[p + PICK_NEXT] = lo
             heur[p + PICK_STAGE] = STAGE_QUIET
         elif stage == STAGE_QUIET:
-            i = heur[p + PICK_NEXT]
-            if i < heur[p + PICK_END]:
-                heur[p + PICK_SCORE] = _pick_range(mv, sply, i, heur[p + PICK_END])
-                heur[p + PICK_NEXT] = i + 1
-                return np.int64(mv[sply, MV_MOVES, i])
-            heur[p + PICK_NEXT] = heur[p + PICK_BAD]
-            heur[p + PICK_STAGE] = STAGE_BAD_NOISY
+            if heur[p + PICK_NEXT] < heur[p + PICK_END]:
+                return _pick_next(heur, mv, p, sply, heur[p + PICK_END])
+            _to_bad_noisy(heur, p)
         elif stage == STAGE_QUIET_CHECKS:
             i = heur[p + PICK_NEXT]
             end = heur[p + PICK_END]
@@ -881,14 +900,10 @@ def next_move(st, mb, heur, mv, row, sply):
                     heur[p + PICK_NEXT] = i
                     heur[p + PICK_SCORE] = mv[sply, MV_SCORES, i - 1]
                     return m
-            heur[p + PICK_NEXT] = heur[p + PICK_BAD]
-            heur[p + PICK_STAGE] = STAGE_BAD_NOISY
+            _to_bad_noisy(heur, p)
         elif stage == STAGE_BAD_NOISY:
-            i = heur[p + PICK_NEXT]
-            if i < heur[p + PICK_NOISY]:
-                heur[p + PICK_SCORE] = _pick_range(mv, sply, i, heur[p + PICK_NOISY])
-                heur[p + PICK_NEXT] = i + 1
-                return np.int64(mv[sply, MV_MOVES, i])
+            if heur[p + PICK_NEXT] < heur[p + PICK_NOISY]:
+                return _pick_next(heur, mv, p, sply, heur[p + PICK_NOISY])
             heur[p + PICK_STAGE] = STAGE_DONE
         else:
             return np.int64(0)
@@ -982,7 +997,11 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         n = generate_noisy(st, row, mv[sply, MV_MOVES])
         if n == 0:
             return best
-        _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+        if in_check:                                # the evasions include quiet moves
+            _score_moves(st, mb, heur, mv, row, sply, n, tt_move, _piece_to(st, mb, row),
+                         _piece_to(st, mb, row - 1))
+        else:
+            _score_moves(st, mb, heur, mv, row, sply, n, tt_move, -ONE, -ONE)
         best_move = 0
         for i in range(n):
             m = _pick(mv, sply, i, n)
@@ -1123,7 +1142,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 and not (tt_score != VALUE_NONE and tt_depth >= depth - PROBCUT_REDUCTION + 1
                          and tt_score < pbeta)):
             n = generate_noisy(st, row, mv[sply, MV_MOVES])
-            _score_moves(st, mb, heur, mv, row, sply, n, tt_move)
+            _score_moves(st, mb, heur, mv, row, sply, n, tt_move, -ONE, -ONE)
             for i in range(n):
                 m = _pick(mv, sply, i, n)
                 if mv[sply, MV_SCORES, i] < 0:
@@ -1176,7 +1195,9 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             tt_ext = -1                             # negative extension
 
     # Moves come from the staged picker; the root and check evasions are generated at once.
-    picker_init(st, mb, heur, mv, row, sply, tt_move, not (root or in_check))
+    prev1 = _piece_to(st, mb, row)
+    prev2 = _piece_to(st, mb, row - 1)
+    picker_init(st, mb, heur, mv, row, sply, tt_move, not (root or in_check), prev1, prev2)
     pk = PICK + sply * PICK_FIELDS
     if root and heur[ROOT_N] > 0:
         # keep only the allowed root moves (searchmoves / MultiPV exclusion)
@@ -1192,8 +1213,6 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         if n > 0 and k == 0:
             return -INF
         heur[pk + PICK_END] = k
-    prev1 = _piece_to(st, mb, row)
-    prev2 = _piece_to(st, mb, row - 1)
     lmp_count = LMP_BASE + depth * depth
     if not improving:
         lmp_count = lmp_count * LMP_NOT_IMPROVING_NUM // LMP_NOT_IMPROVING_DEN
