@@ -197,11 +197,11 @@ class GamePlayer:
 
     def _noisy(self, m):
         P = self.P
-        flag = (m >> 12) & 7
+        flag = P.move_flag(m)
         if flag == P.FLAG_EP or flag >= P.FLAG_PROMO:
             return True
-        return flag != P.FLAG_CASTLE and int(self.engine.mb[self.engine.root, (m >> 6) & 63]) \
-            != self.NO_PIECE
+        to = P.move_to(m)
+        return flag != P.FLAG_CASTLE and int(self.engine.mb[self.engine.root, to]) != self.NO_PIECE
 
     def play(self, game):
         """Play game number ``game`` (int); returns its output lines (list of str, no newline)

@@ -234,7 +234,7 @@ class Engine:
     def move_to_uci(self, m):
         """UCI text of move ``m`` (int): castling as king to g/c file, or king-takes-rook when
         UCI_Chess960 is on."""
-        frm, to, flag = m & 63, (m >> 6) & 63, (m >> 12) & 7
+        frm, to, flag = int(P.move_from(m)), int(P.move_to(m)), int(P.move_flag(m))
         if flag == P.FLAG_CASTLE and not self.chess960:
             to = (to & ~7) | (6 if to > frm else 2)
         s = square_name(frm) + square_name(to)
@@ -249,8 +249,8 @@ class Engine:
         moves = _legal(st, row)
         names = {self.move_to_uci(m): m for m in moves}
         for m in moves:
-            if (m >> 12) & 7 == P.FLAG_CASTLE:
-                frm, to = m & 63, (m >> 6) & 63
+            if P.move_flag(m) == P.FLAG_CASTLE:
+                frm, to = int(P.move_from(m)), int(P.move_to(m))
                 kto = (to & ~7) | (6 if to > frm else 2)
                 names.setdefault(square_name(frm) + square_name(to), m)
                 names.setdefault(square_name(frm) + square_name(kto), m)

@@ -75,11 +75,12 @@ for _name, _shape, _phase in WEIGHT_SPEC:
 from numba import njit  # noqa: E402
 
 from .attacks import KNIGHT_ATTACKS, bishop_attacks, rook_attacks  # noqa: E402
-from .bitboard import U0, U1, NOT_FILE_A, NOT_FILE_H, lsb, popcount  # noqa: E402
+from .bitboard import U0, U1, NOT_FILE_A, NOT_FILE_H, PAWN, KING, lsb, popcount  # noqa: E402
 from .evaluate import (ADJ_FILE_MASKS, DARK_SQUARES, FILE_MASKS, FRONT_SPAN,  # noqa: E402
                        KING_ZONE, KS_MAX_ATTACKERS, KS_TABLE_LEN, KS_UNIT, LIGHT_SQUARES,
-                       MOB_MAX, PASSED_MASKS, PHASE_MAX, SHIELD1_MASKS, SHIELD2_MASKS)
-from .position import OCC, OCC_ALL, STM  # noqa: E402
+                       MOB_MAX, PASSED_MASKS, SHIELD1_MASKS, SHIELD2_MASKS, game_phase)
+from .position import (OCC, OCC_ALL, STM, WHITE_PAWN, BLACK_PAWN,  # noqa: E402
+                       piece_of)
 
 O_MATERIAL_MG = OFFSETS["MATERIAL_MG"]
 O_MATERIAL_EG = OFFSETS["MATERIAL_EG"]
@@ -141,8 +142,8 @@ def eval_coeffs(st, ply, acc, touched, idx, val):
     exactly. Mirrors ``evaluate._terms`` term by term; tests/test_eval_coeffs.py checks the
     identity."""
     nt = 0
-    wp = st[ply, 0]
-    bp = st[ply, 6]
+    wp = st[ply, WHITE_PAWN]
+    bp = st[ply, BLACK_PAWN]
     all_pawns = wp | bp
     occ = st[ply, OCC_ALL]
     w_patt = ((wp << _S9) & NOT_FILE_A) | ((wp << _S7) & NOT_FILE_H)
@@ -163,23 +164,20 @@ def eval_coeffs(st, ply, acc, touched, idx, val):
             nt = _add(acc, touched, nt, O_PST_MG + t * 64 + wsq, sign)
             nt = _add(acc, touched, nt, O_PST_EG + t * 64 + wsq, sign)
 
-    phase = (popcount(st[ply, 1] | st[ply, 7]) + popcount(st[ply, 2] | st[ply, 8])
-             + 2 * popcount(st[ply, 3] | st[ply, 9]) + 4 * popcount(st[ply, 4] | st[ply, 10]))
-    if phase > PHASE_MAX:
-        phase = PHASE_MAX
+    phase = game_phase(st, ply)
 
     for c in range(2):
         sign = 1 - 2 * c
         them = 1 - c
-        base = c * 6
+        base = piece_of(c, PAWN)                 # column of type t: base + t
         own = st[ply, OCC + c]
         own_p = st[ply, base]
-        enemy_p = st[ply, them * 6]
+        enemy_p = st[ply, piece_of(them, PAWN)]
         if c == 0:
             area = ~(own | b_patt)
         else:
             area = ~(own | w_patt)
-        ezone = KING_ZONE[lsb(st[ply, them * 6 + 5])]
+        ezone = KING_ZONE[lsb(st[ply, piece_of(them, KING)])]
         n_att = 0
         units = 0
         for t in range(1, 5):

@@ -32,9 +32,10 @@ UCI ``eval`` breakdown, and :func:`format_eval` renders it (plain Python). Both 
 import numpy as np
 from numba import njit
 
-from .bitboard import U0, U1, NOT_FILE_A, NOT_FILE_H, lsb, popcount
+from .bitboard import U0, U1, NOT_FILE_A, NOT_FILE_H, PAWN, KNIGHT, QUEEN, KING, lsb, popcount
 from .attacks import KNIGHT_ATTACKS, KING_ATTACKS, bishop_attacks, rook_attacks
-from .position import OCC, OCC_ALL, STM
+from .position import (OCC, OCC_ALL, STM, WHITE_PAWN, BLACK_PAWN, PIECE_TYPES,
+                       piece_of)
 from . import eval_weights as W
 
 # ---------------------------------------------------------------------------------------------
@@ -162,11 +163,21 @@ _NFH = NOT_FILE_H
 # Kernels
 # ---------------------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
+def game_phase(st, ply):
+    """PeSTO's game phase of row ``ply`` (int64, 0..PHASE_MAX): PHASE_WEIGHT summed over the
+    knights, bishops, rooks and queens of both sides, capped at PHASE_MAX."""
+    phase = 0
+    for t in range(KNIGHT, QUEEN + 1):
+        phase += PHASE_WEIGHT[t] * popcount(st[ply, t] | st[ply, PIECE_TYPES + t])
+    return min(phase, PHASE_MAX)
+
+
+@njit(cache=True, nogil=True)
 def _terms(st, ply):
     """All terms of row ``ply``, white-minus-black: (phase, pst mg, pst eg, mobility mg, eg,
     pawns mg, eg, king mg, eg, bishop pair mg, eg, rooks mg, eg, tempo mg, eg), int64."""
-    wp = st[ply, 0]
-    bp = st[ply, 6]
+    wp = st[ply, WHITE_PAWN]
+    bp = st[ply, BLACK_PAWN]
     all_pawns = wp | bp
     occ = st[ply, OCC_ALL]
     w_patt = ((wp << _S9) & _NFA) | ((wp << _S7) & _NFH)
@@ -183,10 +194,7 @@ def _terms(st, ply):
             pst_eg += PST_EG[p, sq]
             b &= b - U1
 
-    phase = (popcount(st[ply, 1] | st[ply, 7]) + popcount(st[ply, 2] | st[ply, 8])
-             + 2 * popcount(st[ply, 3] | st[ply, 9]) + 4 * popcount(st[ply, 4] | st[ply, 10]))
-    if phase > PHASE_MAX:
-        phase = PHASE_MAX
+    phase = game_phase(st, ply)
 
     mob_mg = 0
     mob_eg = 0
@@ -200,15 +208,15 @@ def _terms(st, ply):
     for c in range(2):
         sign = 1 - 2 * c
         them = 1 - c
-        base = c * 6
+        base = piece_of(c, PAWN)                 # column of type t: base + t
         own = st[ply, OCC + c]
         own_p = st[ply, base]
-        enemy_p = st[ply, them * 6]
+        enemy_p = st[ply, piece_of(them, PAWN)]
         if c == 0:
             area = ~(own | b_patt)
         else:
             area = ~(own | w_patt)
-        ezone = KING_ZONE[lsb(st[ply, them * 6 + 5])]
+        ezone = KING_ZONE[lsb(st[ply, piece_of(them, KING)])]
         n_att = 0
         units = 0
         m_mg = 0

@@ -37,7 +37,8 @@ from numba import njit
 
 from .bitboard import U1, lsb, NO_PIECE
 from .position import (STM, MAX_PLY, CASTLE_KING_TO, CASTLE_ROOK_TO, FLAG_EP, FLAG_CASTLE,
-                       FLAG_PROMO, PIECE_TYPES, KING, ROOK, PAWN, KNIGHT)
+                       FLAG_PROMO, PIECE_TYPES, KING, ROOK, PAWN, KNIGHT, move_from, move_to,
+                       move_flag)
 
 from .nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE,  # noqa: F401
                           ACT_CRELU, ACT_SCRELU, QA, QB, OUTPUT_SCALE, P_BIAS, P_ACT, P_QA,
@@ -113,9 +114,9 @@ def nnue_update(st, mb, ply, m, acc, aply, w_ft):
     # Numba's IR inlining of array arguments leaves NRT incref/decref (atomic) calls in the
     # body, which cost more than the loops at H = 128.
     us = np.int64(st[ply, STM])
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 7
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     p = np.int64(mb[ply, frm])
     n = aply + 1
     h = w_ft.shape[1]
