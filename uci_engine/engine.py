@@ -30,6 +30,13 @@ MAX_THREADS = 256             # the Threads option's upper bound (Stockfish allo
 HELPER_DEPTH_STAGGER = 2
 #: vote weight offset of Stockfish's get_best_thread: (score - min score + 14) * depth
 VOTE_SCORE_OFFSET = 14
+#: Aspiration windows (chessprogramming wiki "Aspiration Windows"): from this depth on, an
+#: iteration starts with the window prev_score +- ASPIRATION_DELTA (centipawns); each fail
+#: widens delta by half (Ethereal's growth) plus ASPIRATION_GROWTH_CP, and a fail low also
+#: pulls beta to the window's middle, as Stockfish does. Values hand-set, not tuned.
+ASPIRATION_MIN_DEPTH = 4
+ASPIRATION_DELTA = 20
+ASPIRATION_GROWTH_CP = 5
 #: Score (centipawns) of a tablebase win at the root: just below the mate range, as Stockfish's
 #: VALUE_TB = VALUE_MATE_IN_MAX_PLY - 1 (see uci_engine/syzygy.py); a TB loss is its negative.
 TB_WIN = S.MATE_BOUND - 1
@@ -578,8 +585,9 @@ class Engine:
         complete). ``w`` is a helper's :class:`SearchThread` (default: the main thread)."""
         st, mb, h, mv, root = (self.st, self.mb, self.heur, self.mv, self.root) if w is None \
             else (w.st, w.mb, w.heur, w.mv, w.root)
-        if depth >= 4 and prev_score is not None and abs(prev_score) < S.MATE_BOUND:
-            delta = 20
+        if (depth >= ASPIRATION_MIN_DEPTH and prev_score is not None
+                and abs(prev_score) < S.MATE_BOUND):
+            delta = ASPIRATION_DELTA
             alpha, beta = max(prev_score - delta, -S.INF), min(prev_score + delta, S.INF)
         else:
             delta = S.INF
@@ -607,7 +615,7 @@ class Engine:
                 beta = min(score + delta, S.INF)
             else:
                 return score, pv, True
-            delta += delta // 2 + 5
+            delta += delta // 2 + ASPIRATION_GROWTH_CP
 
     def _info(self, depth, multipv, score, pv, bound, t0, clock):
         elapsed = max(clock() - t0, 1e-6)
