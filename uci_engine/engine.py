@@ -19,6 +19,9 @@ from .kernels import search as S
 from .kernels.bitboard import NO_PIECE
 from .kernels.movegen import generate_legal
 from .kernels.evaluate import evaluate
+from .kernels import nnue as N
+from .kernels.nnue_consts import ROW_B_FT, ROW_W_OUT
+from .nnue_file import DEFAULT_NET, find_net, load_net
 from .kernels.perft import perft
 from .timeman import TM_MIN_DEPTH, budget, scale_soft
 from . import strength
@@ -48,9 +51,11 @@ def _legal(st, row):
     return [int(m) for m in buf[:generate_legal(st, row, buf)]]
 
 
-def _new_search(h, age, node_limit, soft_nodes):
+def _new_search(h, age, node_limit, soft_nodes, use_nnue):
     """Reset a thread's control block ``h`` for a new search: stop flag, counters, root best
-    move and killers cleared; TT generation ``age``; node limits (0 = none)."""
+    move and killers cleared; TT generation ``age``; node limits (0 = none); the evaluation
+    (``use_nnue`` True: the NNUE, else the hand-crafted one)."""
+    h[S.EVAL_NNUE] = 1 if use_nnue else 0
     h[S.STOP] = 0
     h[S.NODES] = 0
     h[S.SELDEPTH] = 0
@@ -105,9 +110,11 @@ class StopTimer:
 class SearchThread:
     """The private search state of one Lazy SMP thread: position rows (``st``, ``mb``, a copy of
     the game history), the heuristics/control block ``heur``, move buffers ``mv``, and the last
-    completed iteration ``(depth, score, pv)``. All threads share the engine's TT."""
+    completed iteration ``(depth, score, pv)``, and its NNUE accumulator stack ``acc``
+    (int16[ACC_ROWS, 2, hidden]). All threads share the engine's TT and net."""
 
-    def __init__(self, rows, tt_mask):
+    def __init__(self, rows, tt_mask, hidden):
+        self.acc = N.new_accumulators(hidden)
         self.st, self.mb = P.new_stack(rows)
         self.heur = S.new_heur()
         self.heur[S.TT_MASK] = tt_mask
@@ -136,6 +143,8 @@ class Engine:
         self._game = None                     # (fen, chess960), moves of the last set_position
         self._timer = None                    # StopTimer, started on the first timed search
         self._soft_timer = None               # StopTimer of the (scaled) soft limit
+        self.use_nnue = False                 # Use NNUE
+        self.set_net(load_net(find_net(DEFAULT_NET)))
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
         self.tb_hits = 0
@@ -156,9 +165,31 @@ class Engine:
         mask = int(self.heur[S.TT_MASK])
         self.helpers = self.helpers[:n - 1]
         while len(self.helpers) < n - 1:
-            self.helpers.append(SearchThread(self.st.shape[0], mask))
+            self.helpers.append(SearchThread(self.st.shape[0], mask, self.net.hidden))
 
     # --- options ---------------------------------------------------------------------------
+    def set_net(self, net):
+        """Evaluate with ``net`` (a :class:`uci_engine.nnue_file.Net`) while ``use_nnue`` is
+        on: its packed weights and parameters go to the kernels, every thread gets accumulators
+        of its hidden size. The TT and histories are cleared when the NNUE is in use (their
+        static evals came from the previous net)."""
+        self.net = net
+        self.net_packed = net.packed()
+        self.net_params = net.params
+        self.acc = N.new_accumulators(net.hidden)
+        for w in self.helpers:
+            w.acc = N.new_accumulators(net.hidden)
+        if self.use_nnue and hasattr(self, "tt"):
+            self.clear()
+
+    def set_use_nnue(self, on):
+        """Evaluate with the loaded net (``on`` True) or the hand-crafted evaluation; a change
+        clears the TT and histories (their static evals came from the other evaluation)."""
+        on = bool(on)
+        if on != self.use_nnue:
+            self.use_nnue = on
+            self.clear()
+
     def set_hash(self, mib):
         """Resize (and clear) the TT to ``mib`` MiB."""
         self.tt, mask = S.new_tt(mib)
@@ -313,7 +344,15 @@ class Engine:
 
     # --- search ----------------------------------------------------------------------------
     def static_eval(self):
-        return int(evaluate(self.st, np.int64(self.root)))
+        """Static evaluation (int, centipawns, side to move's view) of the current position by
+        the evaluation in use (NNUE or hand-crafted)."""
+        root = np.int64(self.root)
+        if not self.use_nnue:
+            return int(evaluate(self.st, root))
+        pk = self.net_packed
+        N.nnue_refresh(self.st, root, pk, pk[ROW_B_FT], self.acc, np.int64(0))
+        return int(N.nnue_evaluate(self.st, root, self.acc, np.int64(0),
+                                   pk[ROW_W_OUT:ROW_W_OUT + 2], self.net_params))
 
     def hashfull(self):
         return int(S.hashfull(self.tt, self.heur))
@@ -377,7 +416,8 @@ class Engine:
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
         h = self.heur
-        _new_search(h, (h[S.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0)
+        _new_search(h, (h[S.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0,
+                    self.use_nnue)
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._scaled_soft_ms = self.soft_ms
@@ -489,7 +529,7 @@ class Engine:
             w.root = self.root
             w.completed = None
             h = w.heur
-            _new_search(h, self.heur[S.AGE], 0, 0)   # the main thread alone counts nodes
+            _new_search(h, self.heur[S.AGE], 0, 0, self.use_nnue)   # main thread counts nodes
             h[S.ROOT_N] = len(root_moves)
             h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
             w.thread = threading.Thread(target=self._helper_loop, args=(w, k, max_depth),
@@ -583,8 +623,12 @@ class Engine:
     def _aspiration(self, depth, prev_score, t0, clock, multipv, on_info, w=None):
         """Search one depth, widening the window on fail-high/low. Returns (score, pv,
         complete). ``w`` is a helper's :class:`SearchThread` (default: the main thread)."""
-        st, mb, h, mv, root = (self.st, self.mb, self.heur, self.mv, self.root) if w is None \
-            else (w.st, w.mb, w.heur, w.mv, w.root)
+        st, mb, h, mv, root, acc = (
+            (self.st, self.mb, self.heur, self.mv, self.root, self.acc) if w is None
+            else (w.st, w.mb, w.heur, w.mv, w.root, w.acc))
+        pk = self.net_packed
+        if self.use_nnue:
+            N.nnue_refresh(st, np.int64(root), pk, pk[ROW_B_FT], acc, np.int64(0))
         if (depth >= ASPIRATION_MIN_DEPTH and prev_score is not None
                 and abs(prev_score) < S.MATE_BOUND):
             delta = ASPIRATION_DELTA
@@ -595,7 +639,8 @@ class Engine:
         while True:
             h[S.ROOT_ROW] = root
             h[S.ROOT_DONE] = 0
-            score = int(S.negamax(st, mb, self.tt, h, mv, np.int64(root), np.int64(depth),
+            score = int(S.negamax(st, mb, self.tt, h, mv, acc, pk, self.net_params,
+                                  np.int64(root), np.int64(depth),
                                   np.int64(alpha), np.int64(beta), S.ZERO))
             pv = self._pv(h)
             if h[S.STOP]:

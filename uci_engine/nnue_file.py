@@ -41,6 +41,19 @@ ACTIVATIONS = {"crelu": ACT_CRELU, "screlu": ACT_SCRELU}
 INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
 NETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets")
+#: the net the engine loads at start (``EvalFile``'s default): the random test net until a
+#: trained one ships, which is why ``Use NNUE`` is off by default
+DEFAULT_NET = "test_h32_screlu.nnue"
+
+
+def find_net(name):
+    """Path (str) of net file ``name``: ``name`` itself when it exists, else the file of that
+    name in :data:`NETS_DIR` (the shipped nets, as Stockfish looks for its default net next to
+    the binary); ``name`` unchanged when neither exists (loading then raises OSError)."""
+    if os.path.exists(name):
+        return name
+    shipped = os.path.join(NETS_DIR, os.path.basename(name))
+    return shipped if os.path.exists(shipped) else name
 
 
 @dataclass

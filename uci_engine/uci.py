@@ -12,6 +12,7 @@ import traceback
 
 from . import __version__
 from .book import Book, BookError
+from .nnue_file import DEFAULT_NET, find_net, load_net
 from .syzygy import MAX_PIECES, Tablebases, TablebaseError
 from .timeman import Limits
 from . import strength
@@ -23,7 +24,7 @@ MAX_HASH = 4096
 COLD_START_TEXT = "compiling search kernels, first start only"
 MAX_THREADS = 256     # = engine.MAX_THREADS (engine.py imports the kernels, so not imported here)
 #: options the engine facade reads at search time (applied by _apply_search_options)
-SEARCH_OPTIONS = ("Threads", "UCI_LimitStrength", "UCI_Elo")
+SEARCH_OPTIONS = ("Threads", "UCI_LimitStrength", "UCI_Elo", "Use NNUE")
 EMPTY = "<empty>"     # default of a string option with no value (Stockfish's spelling)
 
 
@@ -85,9 +86,12 @@ class UCI:
             Option("SyzygyProbeDepth", "spin", 1, 1, 100),
             Option("Syzygy50MoveRule", "check", True),
             Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES),
+            Option("EvalFile", "string", DEFAULT_NET),
+            Option("Use NNUE", "check", False),
         )}
         self.tablebases = Tablebases()
         self.book = Book()
+        self.net = None                    # the EvalFile net once one is set (else the default)
         self.loader = threading.Thread(target=self._load, args=(sliders,), daemon=True)
         self.loader.start()
 
@@ -285,11 +289,14 @@ class UCI:
         tb.probe_depth = self.options["syzygyprobedepth"].value
 
     def _apply_search_options(self, eng):
-        """Hand Threads, UCI_LimitStrength and UCI_Elo to the engine facade (at load time and
-        on every later setoption)."""
+        """Hand Threads, UCI_LimitStrength, UCI_Elo, Use NNUE and the EvalFile net to the
+        engine facade (at load time and on every later setoption)."""
         eng.set_threads(self.options["threads"].value)
         eng.limit_strength = self.options["uci_limitstrength"].value
         eng.uci_elo = self.options["uci_elo"].value
+        if self.net is not None and eng.net is not self.net:
+            eng.set_net(self.net)
+        eng.set_use_nnue(self.options["use nnue"].value)
 
     @staticmethod
     def _raw_value(line):
@@ -312,6 +319,18 @@ class UCI:
                 n = self.book.load(value)
                 if n:
                     self.send(f"info string book {value} with {n} entries")
+            elif opt.name == "EvalFile":
+                if value == EMPTY:
+                    value = DEFAULT_NET
+                try:
+                    net = load_net(find_net(value))
+                except (OSError, ValueError) as exc:
+                    self.error(f"EvalFile {value!r}: {exc}; keeping EvalFile {opt.value}")
+                    return
+                self.net = net
+                if self.engine is not None:
+                    self.engine.set_net(net)
+                self.send(f"info string NNUE net {value} (hidden {net.hidden})")
         except (TablebaseError, BookError) as exc:
             self.error(f"{exc}; keeping {opt.name} {opt.value}")
             return
@@ -366,6 +385,10 @@ class UCI:
             return
         from .kernels.evaluate import format_eval
         eng = self.engine
+        if eng.use_nnue:
+            self.send(f"NNUE evaluation {eng.static_eval()} cp (side to move), net "
+                      f"{self.options['evalfile'].value}")
+            return
         for ln in format_eval(eng.st, eng.root).splitlines():
             self.send(ln)
 

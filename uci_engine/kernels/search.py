@@ -43,6 +43,8 @@ from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE, C
                        promo_type, make_move, make_null_move, attackers_to)
 from .movegen import generate_legal, generate_noisy, generate_quiet
 from .evaluate import evaluate
+from .nnue import nnue_update, nnue_copy, nnue_refresh, nnue_evaluate
+from .nnue_consts import ROW_B_FT, ROW_W_OUT
 from ..numba_recursion import infer_return_once
 
 MAX_PLY = 128
@@ -69,6 +71,7 @@ SOFT_NODES = 11     # stop after a root move once NODES reaches this (0 = none)
 SOFT_STOP = 12      # set to 1 by the controller's soft deadline: stop after the next root move
 BEST_NODES = 13     # nodes spent on the root move that is best in the current root search
 ITER_NODES = 14     # NODES when the current root search started
+EVAL_NNUE = 15      # 1: static eval from the NNUE (accumulators), 0: the hand-crafted evaluate
 ROOT_MOVES = 16                                 # int[256]: allowed root moves
 PV_LEN = ROOT_MOVES + 256                       # int[MAX_PLY]
 PV = PV_LEN + MAX_PLY                           # int[MAX_PLY * MAX_PLY] triangular PV table
@@ -84,7 +87,10 @@ CORR_HISTORY = CAPTURE_HISTORY + 12 * 64 * 6    # int[2 * CORR_SIZE]: side x paw
 CORR_BITS = 14
 CORR_SIZE = 1 << CORR_BITS
 CONT_HISTORY = CORR_HISTORY + 2 * CORR_SIZE     # int[768 * 768]: (piece, to) x (piece, to)
-PICK = CONT_HISTORY + 768 * 768                 # int[MAX_PLY + 4, PICK_FIELDS]: picker state
+NNUE_CHECK = CONT_HISTORY + 768 * 768          # 1: every NNUE eval also refreshes (test mode)
+NNUE_EVALS = NNUE_CHECK + 1                     # NNUE evals checked against a refresh
+NNUE_MISMATCHES = NNUE_CHECK + 2                # ... whose incremental accumulator differed
+PICK = NNUE_CHECK + 3                           # int[MAX_PLY + 4, PICK_FIELDS]: picker state
 # picker fields: stage, next index, noisy count, end of the list, TT move, first bad capture,
 # ordering score of the move last returned, and the node's continuation-history keys one and
 # two plies back (:func:`_piece_to` values, -1 = none)
@@ -929,16 +935,58 @@ def _in_check(st, row, us):
     return (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
 
 
+# --- static evaluation: hand-crafted or NNUE ---------------------------------------------------
+# _nrt=False as negamax: the views of ``net`` and ``acc`` taken here are not reference-counted.
+@njit(cache=True, nogil=True, _nrt=False)
+def static_eval(st, row, heur, acc, sply, net, params):
+    """Static evaluation (int64 centipawns, side to move's view) of row ``row`` at search ply
+    ``sply``: :func:`.nnue.nnue_evaluate` of accumulator row ``sply`` when ``heur[EVAL_NNUE]``
+    is set, else the hand-crafted :func:`.evaluate.evaluate`. With ``heur[NNUE_CHECK]`` set
+    (tests) the accumulator is also rebuilt from scratch in the stack's last row and compared
+    (counts in ``heur[NNUE_EVALS]`` and ``heur[NNUE_MISMATCHES]``)."""
+    if heur[EVAL_NNUE] == 0:
+        return evaluate(st, row)
+    if heur[NNUE_CHECK]:
+        spare = acc.shape[0] - 1
+        nnue_refresh(st, row, net, net[ROW_B_FT], acc, spare)
+        heur[NNUE_EVALS] += 1
+        same = True
+        for persp in range(2):
+            for i in range(acc.shape[2]):
+                if acc[spare, persp, i] != acc[sply, persp, i]:
+                    same = False
+        if not same:
+            heur[NNUE_MISMATCHES] += 1
+    return nnue_evaluate(st, row, acc, sply, net[ROW_W_OUT:ROW_W_OUT + 2], params)
+
+
+@njit(cache=True, nogil=True)
+def nnue_push(st, mb, row, m, heur, acc, sply, net):
+    """Accumulator row ``sply + 1`` for the child of row ``row`` reached by move ``m`` (made
+    already; NULL_MOVE: a copy), when the NNUE evaluates (``heur[EVAL_NNUE]``). Called right
+    before the child is searched, so moves pruned after making them cost no update."""
+    if heur[EVAL_NNUE]:
+        if m == NULL_MOVE:
+            nnue_copy(acc, sply)
+        else:
+            nnue_update(st, mb, row, m, acc, sply, net)
+
+
 # --- main search -------------------------------------------------------------------------------
 # _nrt=False: negamax allocates nothing, and without it every array handed to a callee (and
 # every mv[sply, k] view) is increfed and decrefed atomically on each node: about +35% nps.
 @infer_return_once
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
+def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut_node):
     """Principal variation search to ``depth`` plies from row ``row``; returns the score in
     centipawns from the side to move (mate scores are MATE - plies to mate). ``cut_node`` is
     1 at expected cut nodes, else 0 (int64). With ``heur[EXCLUDED + ply]`` set, the node is a
-    singular-extension verification search: that move is skipped, nothing is stored."""
+    singular-extension verification search: that move is skipped, nothing is stored.
+
+    ``acc``, ``net``, ``params``: the NNUE accumulator stack (int16[rows, 2, H], row = search
+    ply; row 0 refreshed by the caller for the root), packed weights (int16[PACKED_ROWS, H])
+    and run-time scalars (int64[PARAMS_LEN]) of :mod:`.nnue`, read only while
+    ``heur[EVAL_NNUE]`` is set; otherwise any arrays of those types."""
     root_row = heur[ROOT_ROW]
     sply = row - root_row
     heur[PV_LEN + sply] = 0
@@ -963,7 +1011,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         if sply > heur[SELDEPTH]:
             heur[SELDEPTH] = sply
         if sply >= MAX_PLY - 1:
-            return evaluate(st, row)
+            return static_eval(st, row, heur, acc, sply, net, params)
         if is_draw(st, row, root_row):
             return np.int64(0)
         key = st[row, KEY]
@@ -982,7 +1030,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             raw = VALUE_NONE
         else:
             if raw == VALUE_NONE:
-                raw = evaluate(st, row)
+                raw = static_eval(st, row, heur, acc, sply, net, params)
             stand = corrected_eval(heur, st, row, us, raw)
             if d >= 0:
                 stand = _tt_refine(d, sply, stand)
@@ -1020,7 +1068,9 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                         gain = SEE_VALUE[piece_type(c)] if c != NO_PIECE else SEE_VALUE[PAWN]
                         if stand + gain + DELTA_MARGIN <= alpha:
                             continue                    # delta pruning
-            score = -negamax(st, mb, tt, heur, mv, row + 1, QS_DEPTH, -beta, -alpha, ZERO)
+            nnue_push(st, mb, row, m, heur, acc, sply, net)
+            score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, QS_DEPTH, -beta,
+                             -alpha, ZERO)
             if heur[STOP]:
                 return np.int64(0)
             if score > best:
@@ -1043,7 +1093,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         if is_draw(st, row, root_row):
             return np.int64(0)
         if sply >= MAX_PLY - 1:
-            return evaluate(st, row)
+            return static_eval(st, row, heur, acc, sply, net, params)
         # mate distance pruning
         if alpha < -MATE + sply:
             alpha = -MATE + sply
@@ -1091,7 +1141,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         ev = static_ev
     else:
         if raw == VALUE_NONE:
-            raw = evaluate(st, row)
+            raw = static_eval(st, row, heur, acc, sply, net, params)
         static_ev = corrected_eval(heur, st, row, us, raw)
         heur[EVAL_STACK + sply] = static_ev
         ev = _tt_refine(d, sply, static_ev) if d >= 0 else static_ev
@@ -1110,7 +1160,8 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             return ev
         # Razoring: far below alpha at low depth, ask quiescence whether anything helps.
         if depth <= RAZOR_MAX_DEPTH and ev + RAZOR_BASE + RAZOR_MARGIN * depth * depth < alpha:
-            score = negamax(st, mb, tt, heur, mv, row, ZERO, alpha, alpha + 1, ZERO)
+            score = negamax(st, mb, tt, heur, mv, acc, net, params, row, ZERO, alpha,
+                            alpha + 1, ZERO)
             if heur[STOP]:
                 return np.int64(0)
             if score <= alpha:
@@ -1127,8 +1178,9 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                  + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV))
             make_null_move(st, mb, row)
             tt_prefetch(tt, heur, st[row + 1, KEY])
-            score = -negamax(st, mb, tt, heur, mv, row + 1, depth - 1 - r, -beta, -beta + 1,
-                             1 - cut_node)
+            nnue_push(st, mb, row, np.int64(NULL_MOVE), heur, acc, sply, net)
+            score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, depth - 1 - r,
+                             -beta, -beta + 1, 1 - cut_node)
             if heur[STOP]:
                 return np.int64(0)
             if score >= beta:
@@ -1151,10 +1203,11 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                     continue
                 make_move(st, mb, row, m)
                 tt_prefetch(tt, heur, st[row + 1, KEY])
+                nnue_push(st, mb, row, m, heur, acc, sply, net)
                 pd = ZERO
                 while True:
-                    score = -negamax(st, mb, tt, heur, mv, row + 1, pd, -pbeta, -pbeta + 1,
-                                     1 - cut_node)
+                    score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, pd,
+                                     -pbeta, -pbeta + 1, 1 - cut_node)
                     if pd == 0 and score >= pbeta and depth - PROBCUT_REDUCTION > 0:
                         pd = depth - PROBCUT_REDUCTION
                     else:
@@ -1179,8 +1232,8 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
             and abs(tt_score) < MATE_BOUND and sply < MAX_PLY - CHECK_EXT_MARGIN):
         sbeta = tt_score - SE_BETA_MARGIN * depth
         heur[EXCLUDED + sply] = tt_move
-        score = negamax(st, mb, tt, heur, mv, row, (depth - 1) // 2, sbeta - 1, sbeta,
-                        cut_node)
+        score = negamax(st, mb, tt, heur, mv, acc, net, params, row, (depth - 1) // 2,
+                        sbeta - 1, sbeta, cut_node)
         heur[EXCLUDED + sply] = 0
         if heur[STOP]:
             return np.int64(0)
@@ -1278,6 +1331,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
         # window. All run through the one recursive call below: Numba types each recursive
         # call site by re-inferring the types of all of negamax (three passes per site), so
         # fewer sites mean a faster first start.
+        nnue_push(st, mb, row, m, heur, acc, sply, net)
         r = 0
         if searched == 0:
             phase = PVS_FULL
@@ -1307,7 +1361,7 @@ def negamax(st, mb, tt, heur, mv, row, depth, alpha, beta, cut_node):
                 d, lo, cn = new_depth, -alpha - 1, 1 - cut_node
             else:
                 d, lo, cn = new_depth, -beta, ZERO
-            score = -negamax(st, mb, tt, heur, mv, child, d, lo, -alpha, cn)
+            score = -negamax(st, mb, tt, heur, mv, acc, net, params, child, d, lo, -alpha, cn)
             if phase == PVS_REDUCED and score > alpha and r > 0:
                 phase = PVS_ZERO_WINDOW
             elif phase != PVS_FULL and score > alpha and score < beta:
