@@ -168,7 +168,8 @@ def test_syzygy_wdl_ends_the_game_at_once():
 
 
 def _run(out, **kw):
-    settings = D.Settings(nodes=kw.pop("nodes", NODES), seed=kw.pop("seed", 7), book=BOOK)
+    settings = D.Settings(nodes=kw.pop("nodes", NODES), seed=kw.pop("seed", 7), book=BOOK,
+                          eval_file=kw.pop("eval_file", None))
     from uci_engine import backend
     return D.run(str(out), settings, backend.selected(), progress=False, log=lambda s: None,
                  **kw)
@@ -235,3 +236,31 @@ def test_ctrl_c_ends_cleanly_with_every_finished_game_written(tmp_path):
     expect = [line for _, lines, _ in D.play_chunk(backend.selected(), settings, finished)
               for line in lines]
     assert _lines(out) == sorted(expect)
+
+
+def test_eval_file_games_use_the_net(tmp_path):
+    """--eval-file: the games are searched with that NNUE (other lines than the hand-crafted
+    evaluation's, the same for any worker count), the sidecar names the net, a file that
+    cannot be loaded is refused before any game, and resuming with another net is refused."""
+    from uci_engine.nnue_file import random_net, save_net
+    net_a, net_b = tmp_path / "a.nnue", tmp_path / "b.nnue"
+    save_net(net_a, random_net(16, seed=1))
+    save_net(net_b, random_net(16, seed=2))
+    hce, one, two = tmp_path / "hce.txt", tmp_path / "one.txt", tmp_path / "two.txt"
+    _run(hce, games=2, workers=1)
+    _run(one, games=2, workers=1, eval_file=str(net_a))
+    _run(two, games=2, workers=2, eval_file=str(net_a))
+    assert _lines(one) == _lines(two) and _lines(one) != _lines(hce)
+    with open(str(one) + ".json") as f:
+        assert json.load(f)["settings"]["net"]
+    with pytest.raises(ValueError):
+        _run(one, games=3, workers=1, eval_file=str(net_b))
+    bad = tmp_path / "bad.nnue"
+    bad.write_bytes(net_a.read_bytes()[:200])
+    with pytest.raises(ValueError):
+        D.Settings(nodes=NODES, eval_file=str(bad))
+    res = subprocess.run([sys.executable, "-m", "uci_engine", "datagen", "--out",
+                          str(tmp_path / "x.txt"), "--games", "1", "--eval-file", str(bad)],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "--eval-file" in res.stderr
+    assert not (tmp_path / "x.txt").exists()

@@ -46,6 +46,8 @@ def _build_parser():
                    help="keep positions whose best move is a capture or promotion")
     d.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="run the workers as Ray tasks ('local' starts a local cluster)")
+    d.add_argument("--eval-file", default=None, metavar="NET",
+                   help="evaluate with this NNUE net (EvalFile's lookup; default: hand-crafted)")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 

@@ -82,10 +82,21 @@ class Settings:
     """What a run plays: soft node limit per move (``nodes``), master ``seed``, book FENs
     (``book``; empty = the start position), ``syzygy`` directory or None, ``keep_noisy``, and
     the largest |score| (centipawns) of an accepted opening (``opening_max_score``) and the
-    inclusive range of random plies after the book position (``random_plies``)."""
+    inclusive range of random plies after the book position (``random_plies``); ``eval_file``
+    an NNUE net file to evaluate with (None: the hand-crafted evaluation). Raises OSError or
+    ValueError for a net file that cannot be loaded."""
 
     def __init__(self, nodes=5000, seed=0, book=(), syzygy=None, keep_noisy=False,
-                 opening_max_score=OPENING_MAX_SCORE, random_plies=RANDOM_PLIES):
+                 opening_max_score=OPENING_MAX_SCORE, random_plies=RANDOM_PLIES, eval_file=None):
+        self.eval_file = None
+        self.net_digest = None
+        if eval_file is not None:
+            import hashlib
+            from .nnue_file import find_net, load_net
+            self.eval_file = os.path.abspath(find_net(eval_file))
+            load_net(self.eval_file)                  # fail here, not in every worker
+            with open(self.eval_file, "rb") as fh:
+                self.net_digest = hashlib.blake2b(fh.read(), digest_size=8).hexdigest()
         self.opening_max_score = int(opening_max_score)
         self.random_plies = tuple(int(x) for x in random_plies)
         self.nodes = int(nodes)
@@ -108,6 +119,10 @@ class GamePlayer:
         self.startpos = STARTPOS
         self.s = settings
         self.engine = Engine(DATAGEN_HASH_MIB)
+        if settings.eval_file is not None:
+            from .nnue_file import load_net
+            self.engine.set_net(load_net(settings.eval_file))
+            self.engine.set_use_nnue(True)
         self.tb = None
         if settings.syzygy:
             import chess.syzygy
@@ -324,6 +339,8 @@ class Progress:
         self.done = set()
         key = {"seed": settings.seed, "nodes": settings.nodes, "keep_noisy": settings.keep_noisy,
                "book": len(settings.book), "syzygy": bool(settings.syzygy)}
+        if settings.net_digest is not None:
+            key["net"] = settings.net_digest                  # which net evaluated the games
         self.key = key
         if os.path.exists(self.path):
             with open(self.path, encoding="utf-8") as f:
@@ -515,8 +532,12 @@ def _run_ray(address, backend, settings, source, enough, record, f, workers):
 def main(args, backend):
     """``uci-engine datagen`` with parsed ``args``; returns the exit status."""
     book = read_book(args.book) if args.book else []
-    settings = Settings(nodes=args.nodes, seed=args.seed, book=book, syzygy=args.syzygy,
-                        keep_noisy=args.keep_noisy)
+    try:
+        settings = Settings(nodes=args.nodes, seed=args.seed, book=book, syzygy=args.syzygy,
+                            keep_noisy=args.keep_noisy, eval_file=args.eval_file)
+    except (OSError, ValueError) as exc:
+        print(f"error: --eval-file: {exc}", file=sys.stderr)
+        return 2
     if args.games is None and args.positions is None:
         print("error: give --games N or --positions N", file=sys.stderr)
         return 2
