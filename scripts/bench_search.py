@@ -9,8 +9,12 @@ given). Prints one table row per position with both nps and the ratio ours / gla
 Then startup: time to ``uciok`` and to the first ``readyok`` for our engine with the normal
 (warm) Numba cache, and with an empty one (a fresh ``NUMBA_CACHE_DIR``: every kernel compiles).
 
+``--reference CMD`` measures against another UCI engine command instead of Glaurung, e.g. the
+NNUE against the hand-crafted evaluation of the same build:
+``--engine "uci-engine --option 'Use NNUE=true'" --reference uci-engine``.
+
 Usage: python scripts/bench_search.py [--movetime 2000] [--positions 0,2,5,10,20]
-           [--engine uci-engine] [--glaurung /usr/games/glaurung] [--no-cold]
+           [--engine uci-engine] [--glaurung /usr/games/glaurung | --reference CMD] [--no-cold]
 """
 import argparse
 import os
@@ -133,21 +137,27 @@ def main(argv=None):
                     help=f"indices into uci_engine.bench.BENCH_FENS ({DEFAULT_POSITIONS})")
     ap.add_argument("--engine", default="uci-engine", help="our engine's command line")
     ap.add_argument("--glaurung", default=None, help="glaurung binary (/usr/games/glaurung)")
+    ap.add_argument("--reference", default=None,
+                    help="compare with this UCI engine command line instead of glaurung")
     ap.add_argument("--no-cold", action="store_true", help="skip the empty-cache startup")
     ap.add_argument("--no-search", action="store_true", help="only the startup times")
     args = ap.parse_args(argv)
 
     ours_cmd = shlex.split(args.engine)
     if not args.no_search:
-        gl = args.glaurung or shutil.which("glaurung") or shutil.which("glaurung",
-                                                                      path="/usr/games")
-        if not gl:
-            raise SystemExit("glaurung not found: apt-get install -y glaurung")
+        if args.reference:
+            ref_cmd, ref_opts, label = shlex.split(args.reference), {"Hash": 16}, "reference"
+        else:
+            gl = args.glaurung or shutil.which("glaurung") or shutil.which("glaurung",
+                                                                          path="/usr/games")
+            if not gl:
+                raise SystemExit("glaurung not found: apt-get install -y glaurung")
+            ref_cmd, ref_opts, label = [gl], {"Threads": 1, "Hash": 16}, "glaurung"
         fens = [BENCH_FENS[int(i)] for i in args.positions.split(",")]
         ours = start_engine(ours_cmd, {"Hash": 16})
-        theirs = start_engine([gl], {"Threads": 1, "Hash": 16})
+        theirs = start_engine(ref_cmd, ref_opts)
         print(f"go movetime {args.movetime}, one thread, Hash 16 MiB")
-        print(f"{'#':>2} {'ours nps':>10} {'depth':>5} {'glaurung nps':>12} {'depth':>5} "
+        print(f"{'#':>2} {'ours nps':>10} {'depth':>5} {label + ' nps':>13} {'depth':>5} "
               f"{'ratio':>6}  fen")
         ratios = []
         tot = [0, 0, 0, 0]
@@ -160,13 +170,13 @@ def main(argv=None):
             tot[1] += a[3] or 0
             tot[2] += b[1] or 0
             tot[3] += b[3] or 0
-            print(f"{i:>2} {a[0] or 0:>10} {a[2] or 0:>5} {b[0] or 0:>12} {b[2] or 0:>5} "
+            print(f"{i:>2} {a[0] or 0:>10} {a[2] or 0:>5} {b[0] or 0:>13} {b[2] or 0:>5} "
                   f"{ratio:>6.3f}  {fen}", flush=True)
         ours.quit()
         theirs.quit()
         o_nps = int(tot[0] * 1000 / max(tot[1], 1))
         g_nps = int(tot[2] * 1000 / max(tot[3], 1))
-        print(f"{'all':>2} {o_nps:>10} {'':>5} {g_nps:>12} {'':>5} "
+        print(f"{'all':>2} {o_nps:>10} {'':>5} {g_nps:>13} {'':>5} "
               f"{o_nps / max(g_nps, 1):>6.3f}  (total nodes / total time)")
         print()
 
