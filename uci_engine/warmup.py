@@ -99,10 +99,12 @@ def warm_up(engine, perft=True):
     :class:`uci_engine.engine.Engine`), then clear its TT and heuristics, and mark the cache
     warm.
 
-    ``perft=False`` leaves out what a game does not need, the perft kernels and the evaluation
-    breakdown (``eval_terms``): the UCI loop answers ``readyok`` once the search is compiled,
-    and ``go perft`` / ``eval`` compile theirs on first use. ``uci-engine warmup`` (``perft=True``)
-    compiles everything."""
+    ``perft=False`` leaves out what a game does not need by default, the perft kernels, the
+    evaluation breakdown (``eval_terms``) and the NNUE root refresh and evaluation called from
+    Python (the search's own NNUE code is compiled with it): the UCI loop answers ``readyok``
+    once the search is compiled, and ``go perft``, ``eval`` and the first search with ``Use
+    NNUE`` compile theirs on first use. ``uci-engine warmup`` (``perft=True``) compiles
+    everything."""
     engine.legal_moves()
     engine.search(Limits(depth=3))
     engine.static_eval()
@@ -112,6 +114,11 @@ def warm_up(engine, perft=True):
         engine.perft(2)
         engine.perft_divide(2)
         format_eval(engine.st, engine.root)
+        was = engine.use_nnue
+        engine.set_use_nnue(True)
+        engine.search(Limits(depth=2))
+        engine.static_eval()
+        engine.set_use_nnue(was)
     engine.clear()
     try:
         with open(_marker_path(), "w") as f:
