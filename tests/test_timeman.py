@@ -94,7 +94,7 @@ def test_soft_stop_ends_the_search_after_one_root_move():
     h = e.heur
     h[S.ROOT_ROW] = e.root
     h[S.SOFT_STOP] = 1
-    score = S.negamax(e.st, e.mb, e.tt, h, e.mv, e.acc, e.net_packed, e.net_params,
+    score = S.negamax(e.st, e.mb, e.tt, h, e.mv, S.HCE_ACC, e.net_packed, e.net_params,
                       np.int64(e.root), np.int64(6),
                       np.int64(-S.INF), np.int64(S.INF), S.ZERO)
     assert h[S.STOP] == 1 and h[S.ROOT_DONE] == 1

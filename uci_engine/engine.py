@@ -51,11 +51,9 @@ def _legal(st, row):
     return [int(m) for m in buf[:generate_legal(st, row, buf)]]
 
 
-def _new_search(h, age, node_limit, soft_nodes, use_nnue):
+def _new_search(h, age, node_limit, soft_nodes):
     """Reset a thread's control block ``h`` for a new search: stop flag, counters, root best
-    move and killers cleared; TT generation ``age``; node limits (0 = none); the evaluation
-    (``use_nnue`` True: the NNUE, else the hand-crafted one)."""
-    h[S.EVAL_NNUE] = 1 if use_nnue else 0
+    move and killers cleared; TT generation ``age``; node limits (0 = none)."""
     h[S.STOP] = 0
     h[S.NODES] = 0
     h[S.SELDEPTH] = 0
@@ -416,8 +414,7 @@ class Engine:
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
         h = self.heur
-        _new_search(h, (h[S.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0,
-                    self.use_nnue)
+        _new_search(h, (h[S.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0)
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._scaled_soft_ms = self.soft_ms
@@ -529,7 +526,7 @@ class Engine:
             w.root = self.root
             w.completed = None
             h = w.heur
-            _new_search(h, self.heur[S.AGE], 0, 0, self.use_nnue)   # main thread counts nodes
+            _new_search(h, self.heur[S.AGE], 0, 0)   # the main thread alone counts nodes
             h[S.ROOT_N] = len(root_moves)
             h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
             w.thread = threading.Thread(target=self._helper_loop, args=(w, k, max_depth),
@@ -629,6 +626,8 @@ class Engine:
         pk = self.net_packed
         if self.use_nnue:
             N.nnue_refresh(st, np.int64(root), pk, pk[ROW_B_FT], acc, np.int64(0))
+        else:
+            acc = S.HCE_ACC                  # the hand-crafted search: no NNUE code at all
         if (depth >= ASPIRATION_MIN_DEPTH and prev_score is not None
                 and abs(prev_score) < S.MATE_BOUND):
             delta = ASPIRATION_DELTA

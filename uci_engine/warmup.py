@@ -58,22 +58,15 @@ def _leaf_jobs():
     from .kernels import evaluate as E
     from .kernels import position as P
     from .kernels import search as S
-    from .kernels import nnue as N
-    from .kernels.nnue_consts import PACKED_ROWS, PARAMS_LEN
     st, mb = P.new_stack(8)
     mv = S.new_move_buffers()
     heur = S.new_heur()
     tt, _ = S.new_tt(1)
     i = np.int64(0)
     key = st[0, P.KEY]                                   # uint64
-    acc = N.new_accumulators(8, 4)
-    net = np.zeros((PACKED_ROWS, 8), dtype=np.int16)
-    params = np.zeros(PARAMS_LEN, dtype=np.int64)
     return [
         (S._in_check, (st, i, i)),
         (E.evaluate, (st, i)),
-        (S.static_eval, (st, i, heur, acc, i, net, params)),
-        (S.nnue_push, (st, mb, i, i, heur, acc, i, net)),
         (S.is_draw, (st, i, i)),
         (S.tt_probe, (tt, heur, key)),
         (S._score_moves, (st, mb, heur, mv, i, i, i, i, i, i)),

@@ -30,7 +30,7 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from .bitboard import (U0, U1, lsb, popcount, NO_PIECE, WHITE, PAWN, KNIGHT, BISHOP, ROOK,
                        QUEEN, KING)
@@ -71,7 +71,6 @@ SOFT_NODES = 11     # stop after a root move once NODES reaches this (0 = none)
 SOFT_STOP = 12      # set to 1 by the controller's soft deadline: stop after the next root move
 BEST_NODES = 13     # nodes spent on the root move that is best in the current root search
 ITER_NODES = 14     # NODES when the current root search started
-EVAL_NNUE = 15      # 1: static eval from the NNUE (accumulators), 0: the hand-crafted evaluate
 ROOT_MOVES = 16                                 # int[256]: allowed root moves
 PV_LEN = ROOT_MOVES + 256                       # int[MAX_PLY]
 PV = PV_LEN + MAX_PLY                           # int[MAX_PLY * MAX_PLY] triangular PV table
@@ -935,17 +934,23 @@ def _in_check(st, row, us):
     return (attackers_to(st, row, ksq, st[row, OCC_ALL]) & st[row, OCC + 1 - us]) != U0
 
 
-# --- static evaluation: hand-crafted or NNUE ---------------------------------------------------
+# --- static evaluation: hand-crafted or NNUE, chosen by the type of ``acc`` ---------------------
+# negamax is compiled once per evaluation, like a C++ template: with ``acc`` an int16[rows, 2, H]
+# accumulator stack the NNUE evaluates; with the one-dimensional placeholder HCE_ACC the
+# hand-crafted evaluation does, and no NNUE code is compiled into that search (linking the NNUE
+# kernels into negamax cost about 5 s of CPU at the first start, which the default
+# hand-crafted engine should not pay). The two switches below are resolved while negamax is
+# typed (numba.extending.overload, inlined), so neither costs a branch per node.
+HCE_ACC = np.zeros(1, dtype=np.int16)     # the ``acc`` argument of a hand-crafted search
+
+
 # _nrt=False as negamax: the views of ``net`` and ``acc`` taken here are not reference-counted.
 @njit(cache=True, nogil=True, _nrt=False)
-def static_eval(st, row, heur, acc, sply, net, params):
-    """Static evaluation (int64 centipawns, side to move's view) of row ``row`` at search ply
-    ``sply``: :func:`.nnue.nnue_evaluate` of accumulator row ``sply`` when ``heur[EVAL_NNUE]``
-    is set, else the hand-crafted :func:`.evaluate.evaluate`. With ``heur[NNUE_CHECK]`` set
-    (tests) the accumulator is also rebuilt from scratch in the stack's last row and compared
-    (counts in ``heur[NNUE_EVALS]`` and ``heur[NNUE_MISMATCHES]``)."""
-    if heur[EVAL_NNUE] == 0:
-        return evaluate(st, row)
+def nnue_static_eval(st, row, heur, acc, sply, net, params):
+    """NNUE evaluation (int64 centipawns, side to move's view) of row ``row`` from accumulator
+    row ``sply`` (:func:`.nnue.nnue_evaluate`). With ``heur[NNUE_CHECK]`` set (tests) the
+    accumulator is also rebuilt from scratch in the stack's last row and compared (counts in
+    ``heur[NNUE_EVALS]`` and ``heur[NNUE_MISMATCHES]``)."""
     if heur[NNUE_CHECK]:
         spare = acc.shape[0] - 1
         nnue_refresh(st, row, net, net[ROW_B_FT], acc, spare)
@@ -961,15 +966,48 @@ def static_eval(st, row, heur, acc, sply, net, params):
 
 
 @njit(cache=True, nogil=True)
-def nnue_push(st, mb, row, m, heur, acc, sply, net):
+def nnue_push_move(st, mb, row, m, acc, sply, net):
     """Accumulator row ``sply + 1`` for the child of row ``row`` reached by move ``m`` (made
-    already; NULL_MOVE: a copy), when the NNUE evaluates (``heur[EVAL_NNUE]``). Called right
-    before the child is searched, so moves pruned after making them cost no update."""
-    if heur[EVAL_NNUE]:
-        if m == NULL_MOVE:
-            nnue_copy(acc, sply)
-        else:
-            nnue_update(st, mb, row, m, acc, sply, net)
+    already; NULL_MOVE: a copy of row ``sply``)."""
+    if m == NULL_MOVE:
+        nnue_copy(acc, sply)
+    else:
+        nnue_update(st, mb, row, m, acc, sply, net)
+
+
+def static_eval(st, row, heur, acc, sply, net, params):
+    """Static evaluation (int64 centipawns, side to move's view) of row ``row`` at search ply
+    ``sply``: :func:`nnue_static_eval` when ``acc`` is an accumulator stack (3-D), the
+    hand-crafted :func:`.evaluate.evaluate` for :data:`HCE_ACC`. Compiled code resolves the
+    choice from the type (overload below)."""
+    if acc.ndim == 3:
+        return nnue_static_eval(st, row, heur, acc, sply, net, params)
+    return evaluate(st, row)
+
+
+def nnue_push(st, mb, row, m, acc, sply, net):
+    """Before the child of row ``row`` reached by move ``m`` is searched: its accumulator
+    (:func:`nnue_push_move`) when ``acc`` is an accumulator stack, nothing for
+    :data:`HCE_ACC`. Called right before the child's search, so moves pruned after making them
+    cost no update."""
+    if acc.ndim == 3:
+        nnue_push_move(st, mb, row, m, acc, sply, net)
+
+
+@overload(static_eval, inline="always")
+def _static_eval_typed(st, row, heur, acc, sply, net, params):
+    if acc.ndim == 3:
+        return lambda st, row, heur, acc, sply, net, params: nnue_static_eval(
+            st, row, heur, acc, sply, net, params)
+    return lambda st, row, heur, acc, sply, net, params: evaluate(st, row)
+
+
+@overload(nnue_push, inline="always")
+def _nnue_push_typed(st, mb, row, m, acc, sply, net):
+    if acc.ndim == 3:
+        return lambda st, mb, row, m, acc, sply, net: nnue_push_move(st, mb, row, m, acc, sply,
+                                                                      net)
+    return lambda st, mb, row, m, acc, sply, net: None
 
 
 # --- main search -------------------------------------------------------------------------------
@@ -985,8 +1023,9 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
 
     ``acc``, ``net``, ``params``: the NNUE accumulator stack (int16[rows, 2, H], row = search
     ply; row 0 refreshed by the caller for the root), packed weights (int16[PACKED_ROWS, H])
-    and run-time scalars (int64[PARAMS_LEN]) of :mod:`.nnue`, read only while
-    ``heur[EVAL_NNUE]`` is set; otherwise any arrays of those types."""
+    and run-time scalars (int64[PARAMS_LEN]) of :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC`
+    the search evaluates with the hand-crafted evaluation and ``net``/``params`` are not read
+    (any arrays of those types)."""
     root_row = heur[ROOT_ROW]
     sply = row - root_row
     heur[PV_LEN + sply] = 0
@@ -1068,7 +1107,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                         gain = SEE_VALUE[piece_type(c)] if c != NO_PIECE else SEE_VALUE[PAWN]
                         if stand + gain + DELTA_MARGIN <= alpha:
                             continue                    # delta pruning
-            nnue_push(st, mb, row, m, heur, acc, sply, net)
+            nnue_push(st, mb, row, m, acc, sply, net)
             score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, QS_DEPTH, -beta,
                              -alpha, ZERO)
             if heur[STOP]:
@@ -1178,7 +1217,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                  + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV))
             make_null_move(st, mb, row)
             tt_prefetch(tt, heur, st[row + 1, KEY])
-            nnue_push(st, mb, row, np.int64(NULL_MOVE), heur, acc, sply, net)
+            nnue_push(st, mb, row, np.int64(NULL_MOVE), acc, sply, net)
             score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, depth - 1 - r,
                              -beta, -beta + 1, 1 - cut_node)
             if heur[STOP]:
@@ -1203,7 +1242,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                     continue
                 make_move(st, mb, row, m)
                 tt_prefetch(tt, heur, st[row + 1, KEY])
-                nnue_push(st, mb, row, m, heur, acc, sply, net)
+                nnue_push(st, mb, row, m, acc, sply, net)
                 pd = ZERO
                 while True:
                     score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, pd,
@@ -1331,7 +1370,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         # window. All run through the one recursive call below: Numba types each recursive
         # call site by re-inferring the types of all of negamax (three passes per site), so
         # fewer sites mean a faster first start.
-        nnue_push(st, mb, row, m, heur, acc, sply, net)
+        nnue_push(st, mb, row, m, acc, sply, net)
         r = 0
         if searched == 0:
             phase = PVS_FULL
