@@ -24,7 +24,9 @@ ProbCut, futility, late-move, history and SEE pruning, check and singular extens
 and negative ones, multi-cut), mate distance pruning, quiescence with SEE and delta pruning and
 TT stores, MVV plus capture history, killer, butterfly and continuation history (with gravity)
 and countermove ordering, a pawn-structure correction history of the static eval, repetition /
-fifty-move / insufficient-material draws.
+fifty-move / insufficient-material draws. The static evaluation is the hand-crafted one or an
+NNUE (:mod:`.nnue`, copy-on-make accumulators), in two compiled specialisations of ``negamax``
+chosen by the type of its ``acc`` argument (see :func:`static_eval`).
 """
 import numpy as np
 from llvmlite import ir
@@ -86,7 +88,7 @@ CORR_HISTORY = CAPTURE_HISTORY + 12 * 64 * 6    # int[2 * CORR_SIZE]: side x paw
 CORR_BITS = 14
 CORR_SIZE = 1 << CORR_BITS
 CONT_HISTORY = CORR_HISTORY + 2 * CORR_SIZE     # int[768 * 768]: (piece, to) x (piece, to)
-NNUE_CHECK = CONT_HISTORY + 768 * 768          # 1: every NNUE eval also refreshes (test mode)
+NNUE_CHECK = CONT_HISTORY + 768 * 768           # 1: every NNUE eval also refreshes (test mode)
 NNUE_EVALS = NNUE_CHECK + 1                     # NNUE evals checked against a refresh
 NNUE_MISMATCHES = NNUE_CHECK + 2                # ... whose incremental accumulator differed
 PICK = NNUE_CHECK + 3                           # int[MAX_PLY + 4, PICK_FIELDS]: picker state
