@@ -68,7 +68,7 @@ pkg = os.path.join(root, "uci_engine")
 files = []
 for d, dirs, names in os.walk(pkg):
     dirs[:] = sorted(x for x in dirs if x != "__pycache__")
-    files += [os.path.join(d, n) for n in sorted(names) if n.endswith(".py")]
+    files += [os.path.join(d, n) for n in sorted(names) if n.endswith((".py", ".nnue"))]
 buf = io.BytesIO()
 with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
     for f in files:

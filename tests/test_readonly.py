@@ -131,6 +131,8 @@ def test_launcher_readonly(ro, tmp_path):
     out, _, _ = ro["ro"].run([ro["launcher"], "--version"], env, cwd=tmp_path)
     check_version(out)
     assert list((home / ".cache" / "uci_engine" / "launcher").glob("*/uci_engine/cli.py"))
+    # the shipped NNUE nets travel with the sources (EvalFile's default is one of them)
+    assert list((home / ".cache" / "uci_engine" / "launcher").glob("*/uci_engine/nets/*.nnue"))
     out, err, _ = ro["ro"].run([ro["launcher"], "bench", "4"], env, cwd=tmp_path)
     check_bench(out, err)
 

@@ -21,7 +21,7 @@ from .kernels.movegen import generate_legal
 from .kernels.evaluate import evaluate
 from .kernels import nnue as N
 from .kernels.nnue_consts import ROW_B_FT, ROW_W_OUT
-from .nnue_file import DEFAULT_NET, find_net, load_net
+from .nnue_file import DEFAULT_NET, find_net, load_net, random_net
 from .kernels.perft import perft
 from .timeman import TM_MIN_DEPTH, budget, scale_soft
 from . import strength
@@ -142,7 +142,13 @@ class Engine:
         self._timer = None                    # StopTimer, started on the first timed search
         self._soft_timer = None               # StopTimer of the (scaled) soft limit
         self.use_nnue = False                 # Use NNUE
-        self.set_net(load_net(find_net(DEFAULT_NET)))
+        try:
+            net = load_net(find_net(DEFAULT_NET))
+        except (OSError, ValueError):
+            # an install without the shipped net still plays with the hand-crafted evaluation;
+            # until an EvalFile loads, the NNUE is a zero net (every position scores its bias)
+            net = random_net(8, seed=0, ft_range=0.0, out_range=0.0)
+        self.set_net(net)
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
         self.tb_hits = 0
