@@ -93,7 +93,7 @@ def test_eval_switch():
     assert (e.last_nodes, e.last_score) == (ref.last_nodes, ref.last_score)
 
 
-def test_nnue_with_helper_threads(nnue_engine):
+def test_nnue_with_helper_threads():
     """Lazy SMP helpers get accumulators of the net's size and search with it."""
     e = Engine(4)
     e.set_net(random_net(24, seed=5))
