@@ -18,9 +18,8 @@ from .kernels import position as P
 from .kernels import search as S
 from .kernels.bitboard import NO_PIECE
 from .kernels.movegen import generate_legal
-from .kernels.evaluate import evaluate
 from .kernels import nnue as N
-from .kernels.nnue_consts import ROW_B_FT, ROW_W_OUT
+from .kernels.nnue_consts import ROW_B_FT
 from .nnue_file import DEFAULT_NET, find_net, load_net, random_net
 from .kernels.perft import perft
 from .timeman import TM_MIN_DEPTH, budget, scale_soft
@@ -350,13 +349,19 @@ class Engine:
     def static_eval(self):
         """Static evaluation (int, centipawns, side to move's view) of the current position by
         the evaluation in use (NNUE or hand-crafted)."""
-        root = np.int64(self.root)
+        acc = self._root_acc(self.st, self.root, self.acc)
+        return int(S.static_eval(self.st, np.int64(self.root), self.heur, acc, np.int64(0),
+                                 self.net_packed, self.net_params))
+
+    def _root_acc(self, st, root, acc):
+        """The ``acc`` argument of the kernels for a search from row ``root`` of ``st``: the
+        accumulator stack ``acc`` with its row 0 refreshed for the root while the NNUE is in
+        use, else :data:`search.HCE_ACC` (the hand-crafted search, no NNUE code)."""
         if not self.use_nnue:
-            return int(evaluate(self.st, root))
+            return S.HCE_ACC
         pk = self.net_packed
-        N.nnue_refresh(self.st, root, pk, pk[ROW_B_FT], self.acc, np.int64(0))
-        return int(N.nnue_evaluate(self.st, root, self.acc, np.int64(0),
-                                   pk[ROW_W_OUT:ROW_W_OUT + 2], self.net_params))
+        N.nnue_refresh(st, np.int64(root), pk, pk[ROW_B_FT], acc, np.int64(0))
+        return acc
 
     def hashfull(self):
         return int(S.hashfull(self.tt, self.heur))
@@ -629,11 +634,7 @@ class Engine:
         st, mb, h, mv, root, acc = (
             (self.st, self.mb, self.heur, self.mv, self.root, self.acc) if w is None
             else (w.st, w.mb, w.heur, w.mv, w.root, w.acc))
-        pk = self.net_packed
-        if self.use_nnue:
-            N.nnue_refresh(st, np.int64(root), pk, pk[ROW_B_FT], acc, np.int64(0))
-        else:
-            acc = S.HCE_ACC                  # the hand-crafted search: no NNUE code at all
+        acc = self._root_acc(st, root, acc)
         if (depth >= ASPIRATION_MIN_DEPTH and prev_score is not None
                 and abs(prev_score) < S.MATE_BOUND):
             delta = ASPIRATION_DELTA
@@ -644,7 +645,7 @@ class Engine:
         while True:
             h[S.ROOT_ROW] = root
             h[S.ROOT_DONE] = 0
-            score = int(S.negamax(st, mb, self.tt, h, mv, acc, pk, self.net_params,
+            score = int(S.negamax(st, mb, self.tt, h, mv, acc, self.net_packed, self.net_params,
                                   np.int64(root), np.int64(depth),
                                   np.int64(alpha), np.int64(beta), S.ZERO))
             pv = self._pv(h)
