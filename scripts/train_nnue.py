@@ -11,19 +11,27 @@ it is newer than its source. The other perspective's indices follow as ``((f + 3
 
 Model and loss follow bullet's simple example (github.com/jw1912/bullet, examples/simple.rs):
 ``out = SCReLU(acc_stm) . w_out[0] + SCReLU(acc_ntm) . w_out[1] + b_out`` with
-``acc = b_ft + sum w_ft[features]``, prediction ``sigmoid(out * SCALE / WDL_SCALE)``, target
-``lambda * result + (1 - lambda) * sigmoid(score / WDL_SCALE)`` (WDL blend, side to move's view),
+``acc = b_ft + sum w_ft[features]``, prediction ``sigmoid(out * SCALE / S)``, target
+``lambda * result + (1 - lambda) * sigmoid(score / S)`` (WDL blend, side to move's view),
 mean squared error; Adam, cosine learning-rate decay, weights clipped to +-1.98 after every step
 (so QA- and QB-quantised values fit int16 and the engine's int32 output sums, see
 nnue_file.check_net). A random ``--val`` fraction is held out for the validation loss.
 Checkpoints (``<out>.ckpt``) after every epoch; ``--resume`` continues from one.
+
+``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
+value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
+(scipy ``minimize_scalar``, as ``K`` in Texel tuning). Then the two halves of the target agree
+and the net's centipawns keep the scale of the scores it learnt from, the scale the search's
+margins were set in. bullet's fixed 400 suits Stockfish-scaled data; on our 5,000-node self-play
+the fit gave about 133 (a +100 cp score won about 68 %), and with 400 a net would come out about
+twice as large as the hand-crafted evaluation's centipawns.
 
 The engine never imports torch: only this script does.
 
 Usage: python scripts/train_nnue.py DATA.txt [DATA2.txt ...] --out uci_engine/nets/NAME.nnue
            [--hidden 128] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
-           [--bin-dir DIR]
+           [--bin-dir DIR] [--wdl-scale fit|CP]
 """
 import argparse
 import json
@@ -41,7 +49,9 @@ from uci_engine.nnue_file import Net, save_net, ACTIVATIONS  # noqa: E402
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP,  # noqa: E402
                                             MAX_ACTIVE, QA, QB, OUTPUT_SCALE)
 
-WDL_SCALE = 400.0           # centipawns per logit of the score -> win-probability sigmoid
+WDL_SCALE = 400.0           # bullet's fixed centipawns per logit (--wdl-scale 400)
+WDL_SCALE_RANGE = (50.0, 1000.0)    # bounds of the fitted scale, centipawns per logit
+WDL_FIT_SAMPLE = 1_000_000  # positions the scale is fitted on (a seeded sample)
 WEIGHT_CLIP = 1.98          # bullet's default clipping: 1.98 * QB = 126.7 fits the int16 checks
 SCORE_CLIP = 32000          # centipawns kept in the int16 score field (mate scores saturate)
 PAD = -1
@@ -175,12 +185,29 @@ def batch_tensors(rec, idx):
             torch.from_numpy(r["result"].astype(np.float32) / 2.0))
 
 
-def loss_fn(model, batch, lam):
+def loss_fn(model, batch, lam, wdl_scale=WDL_SCALE):
     import torch
     stm, ntm, score, result = batch
-    pred = torch.sigmoid(model(stm, ntm) * OUTPUT_SCALE / WDL_SCALE)
-    target = lam * result + (1.0 - lam) * torch.sigmoid(score / WDL_SCALE)
+    pred = torch.sigmoid(model(stm, ntm) * OUTPUT_SCALE / wdl_scale)
+    target = lam * result + (1.0 - lam) * torch.sigmoid(score / wdl_scale)
     return torch.mean((pred - target) ** 2)
+
+
+def fit_wdl_scale(rec, idx, seed=0):
+    """The scale S (float, centipawns per logit) minimising the mean squared error between
+    ``sigmoid(score / S)`` and the game results (0, 0.5, 1) of records ``idx`` (at most
+    WDL_FIT_SAMPLE of them, a seeded sample), bounded to WDL_SCALE_RANGE."""
+    from scipy.optimize import minimize_scalar
+    if len(idx) > WDL_FIT_SAMPLE:
+        idx = np.random.default_rng(seed).choice(idx, WDL_FIT_SAMPLE, replace=False)
+    r = rec[np.sort(idx)]
+    score = r["score"].astype(np.float64)
+    result = r["result"].astype(np.float64) / 2.0
+
+    def mse(s):
+        return float(np.mean((1.0 / (1.0 + np.exp(-score / s)) - result) ** 2))
+
+    return float(minimize_scalar(mse, bounds=WDL_SCALE_RANGE, method="bounded").x)
 
 
 def quantise(model):
@@ -198,13 +225,13 @@ def quantise(model):
                b_out=int(round(b_out * QA * QB)), activation=ACTIVATIONS[model.activation])
 
 
-def evaluate_loss(model, rec, idx, lam, batch):
+def evaluate_loss(model, rec, idx, lam, batch, wdl_scale=WDL_SCALE):
     import torch
     total, n = 0.0, 0
     with torch.no_grad():
         for s in range(0, len(idx), batch):
             part = idx[s:s + batch]
-            total += float(loss_fn(model, batch_tensors(rec, part), lam)) * len(part)
+            total += float(loss_fn(model, batch_tensors(rec, part), lam, wdl_scale)) * len(part)
             n += len(part)
     return total / max(n, 1)
 
@@ -218,9 +245,11 @@ def _commit():
 
 
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
-          activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None):
+          activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
+          wdl_scale=None):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
-    (model, record dict)."""
+    (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
+    to fit it to the training positions (:func:`fit_wdl_scale`)."""
     import torch
     from tqdm import tqdm
     torch.manual_seed(seed)
@@ -234,6 +263,9 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     val_idx, train_idx = perm[:n_val], perm[n_val:]
     if len(train_idx) == 0:
         raise ValueError("no training positions")
+    fitted = wdl_scale is None
+    if fitted:
+        wdl_scale = fit_wdl_scale(rec, train_idx, seed)
     model = make_model(hidden, activation)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps_per_epoch = math.ceil(len(train_idx) / batch)
@@ -257,7 +289,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
         seen, running = 0, 0.0
         for step in bar:
             part = order[step * batch:(step + 1) * batch]
-            loss = loss_fn(model, batch_tensors(rec, part), lam)
+            loss = loss_fn(model, batch_tensors(rec, part), lam, wdl_scale)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -268,7 +300,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
             bar.set_postfix(loss=f"{running / seen:.5f}",
                             pos_s=f"{seen / max(time.monotonic() - t0, 1e-9):.0f}")
         model.eval()
-        v = evaluate_loss(model, rec, val_idx, lam, batch) if n_val else None
+        v = evaluate_loss(model, rec, val_idx, lam, batch, wdl_scale) if n_val else None
         history.append({"epoch": epoch + 1, "train_loss": running / seen, "val_loss": v,
                         "lr": sched.get_last_lr()[0],
                         "pos_per_s": seen / max(time.monotonic() - t0, 1e-9)})
@@ -280,7 +312,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
               "hidden": hidden, "activation": activation, "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
-              "wdl_scale": WDL_SCALE, "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
+              "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
               "history": history, "commit": _commit(), "net": os.path.abspath(out),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
     with open(out + ".json", "w") as fh:
@@ -304,11 +336,15 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--resume", action="store_true", help="continue from OUT.ckpt")
     ap.add_argument("--bin-dir", help="where the binary records go (default: next to the data)")
+    ap.add_argument("--wdl-scale", default="fit",
+                    help="centipawns per logit of the loss's sigmoids, or 'fit' (default): "
+                         "fitted to the data's scores and results; 400 is bullet's")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    wdl_scale = None if args.wdl_scale == "fit" else float(args.wdl_scale)
     _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
-                      progress=not args.no_progress, bin_dir=args.bin_dir)
+                      progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale)
     last = record["history"][-1]
     print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
 

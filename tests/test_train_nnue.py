@@ -128,3 +128,20 @@ def test_record(trained):
     assert 0 < h["train_loss"] < 0.25 and 0 < h["val_loss"] < 0.25
     assert saved["val_positions"] == round(3005 * 0.05)
     assert os.path.exists(out + ".ckpt")
+    # the default fits the loss's scale to the data (a finite value inside the fit's bounds)
+    assert saved["wdl_scale_fitted"] is True
+    assert T.WDL_SCALE_RANGE[0] < saved["wdl_scale"] < T.WDL_SCALE_RANGE[1]
+
+
+@pytest.mark.parametrize("true_scale", [150.0, 400.0])
+def test_fit_wdl_scale_recovers_the_scale(true_scale):
+    """Results drawn as wins or losses with probability sigmoid(score / S): the fit finds S."""
+    rng = np.random.default_rng(11)
+    n = 200_000
+    rec = np.zeros(n, dtype=T.RECORD_DTYPE)
+    score = rng.integers(-1200, 1201, n)
+    win = rng.random(n) < 1.0 / (1.0 + np.exp(-score / true_scale))
+    rec["score"] = score
+    rec["result"] = np.where(win, 2, 0)
+    fitted = T.fit_wdl_scale(rec, np.arange(n))
+    assert abs(fitted - true_scale) < 0.05 * true_scale
