@@ -312,7 +312,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
               "hidden": hidden, "activation": activation, "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
-              "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
+              "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted,
+              "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
               "history": history, "commit": _commit(), "net": os.path.abspath(out),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
     with open(out + ".json", "w") as fh:
