@@ -15,7 +15,12 @@ Model and loss follow bullet's simple example (github.com/jw1912/bullet, example
 ``lambda * result + (1 - lambda) * sigmoid(score / S)`` (WDL blend, side to move's view),
 mean squared error; Adam, cosine learning-rate decay, weights clipped to +-1.98 after every step
 (so QA- and QB-quantised values fit int16 and the engine's int32 output sums, see
-nnue_file.check_net). A random ``--val`` fraction is held out for the validation loss.
+nnue_file.check_net). The last ``--val`` fraction of the positions (of the data files in the
+order given) is held out for the validation loss: datagen writes each game's positions
+together, so the held-out positions come from games the net never saw. A random split would
+hold out positions of the training games, whose shared result the net learns by heart: a net
+trained on 344,354 positions (about 3,600 games, lambda 0.5) had a loss of 0.0117 on such a
+split, 0.0088 on its training positions and 0.0384 on the positions of later games.
 Checkpoints (``<out>.ckpt``) after every epoch; ``--resume`` continues from one.
 
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
@@ -258,9 +263,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(n)
     n_val = int(round(n * val))
-    val_idx, train_idx = perm[:n_val], perm[n_val:]
+    train_idx, val_idx = np.arange(n - n_val), np.arange(n - n_val, n)   # tail: later games
     if len(train_idx) == 0:
         raise ValueError("no training positions")
     fitted = wdl_scale is None
@@ -331,7 +335,8 @@ def main(argv=None):
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--lambda", dest="lam", type=float, default=0.5,
                     help="weight of the game result in the target (0 = score only)")
-    ap.add_argument("--val", type=float, default=0.02, help="validation fraction")
+    ap.add_argument("--val", type=float, default=0.02,
+                    help="validation fraction, held out from the end of the data (later games)")
     ap.add_argument("--activation", choices=sorted(ACTIVATIONS), default="screlu")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")

@@ -145,3 +145,16 @@ def test_fit_wdl_scale_recovers_the_scale(true_scale):
     rec["result"] = np.where(win, 2, 0)
     fitted = T.fit_wdl_scale(rec, np.arange(n))
     assert abs(fitted - true_scale) < 0.05 * true_scale
+
+
+def test_validation_is_the_tail(trained):
+    """The validation loss is the loss on the last positions of the data (later games)."""
+    data, out, model, record = trained
+    rec = np.load(data + ".nnuebin.npy")
+    n_val = record["val_positions"]
+    tail = np.arange(len(rec) - n_val, len(rec))
+    loss = T.evaluate_loss(model, rec, tail, record["lambda"], 128, record["wdl_scale"])
+    assert loss == pytest.approx(record["history"][-1]["val_loss"], rel=1e-6)
+    head = np.arange(n_val)
+    assert T.evaluate_loss(model, rec, head, record["lambda"], 128,
+                           record["wdl_scale"]) != pytest.approx(loss, rel=1e-6)
