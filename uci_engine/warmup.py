@@ -60,8 +60,8 @@ def _leaf_jobs():
     inline; one compiled in the same process comes with its IR and can be. That matters for
     the move scorer ``_score_moves`` only, so it is left to the engine process: loaded from
     the helper's cache it made the whole search about 10 % slower (1.59-1.65 M against
-    1.76-1.85 M nps, 12 bench positions at 400k nodes, alternated runs; each other leaf
-    loaded alone from the cache measured at the in-process speed)."""
+    1.76-1.85 M nps, 12 bench positions at 400k nodes, alternated runs); all the other
+    leaves loaded from the cache together measured at the in-process speed."""
     from .kernels import evaluate as E
     from .kernels import position as P
     from .kernels import search as S
