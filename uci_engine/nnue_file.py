@@ -41,9 +41,10 @@ ACTIVATIONS = {"crelu": ACT_CRELU, "screlu": ACT_SCRELU}
 INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
 NETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets")
-#: the net the engine loads at start (``EvalFile``'s default): the random test net until a
-#: trained one ships, which is why ``Use NNUE`` is off by default
-DEFAULT_NET = "test_h32_screlu.nnue"
+#: the net the engine loads at start (``EvalFile``'s default): generation 0, trained on
+#: hand-crafted self-play (README "The shipped net"); ``Use NNUE`` stays off by default until
+#: it passes the checks a default evaluation needs
+DEFAULT_NET = "gen0_h128.nnue"
 
 
 def find_net(name):
