@@ -135,7 +135,8 @@ def _sample_eval_args(net):
 
 
 def asm_report(net):
-    """Counts of vector instructions (xmm/ymm/zmm) in the compiled update and evaluate."""
+    """Counts of vector instructions (xmm/ymm/zmm operands, AVX or SSE forms) in the compiled
+    update and evaluate."""
     lines = []
     for f in (N.nnue_update, N.nnue_evaluate):
         # a fresh compile of the same source: cached code cannot be inspected
@@ -145,14 +146,15 @@ def asm_report(net):
         else:
             g(*_sample_eval_args(net))
         for sig, asm in g.inspect_asm().items():
-            ops = re.findall(r"^\s+(v\w+)\s+([^\n]*%([xyz])mm)", asm, re.M)
+            # AVX forms carry a "v" prefix (vpaddw); the generic x86-64 target's SSE2 forms do not
+            ops = re.findall(r"^\s+(\w+)\s+([^\n]*%([xyz])mm)", asm, re.M)
             kinds = Counter(k + "mm" for _, _, k in ops)
             names = Counter(o for o, _, _ in ops)
             lines.append(f"{f.__name__}: {dict(kinds)}; top {names.most_common(10)}")
             hot = []
-            for op in ("vpaddw", "vpsubw", "vpmaxsw", "vpminsw", "vpmullw", "vpmaddwd"):
+            for op in ("paddw", "psubw", "pmaxsw", "pminsw", "pmullw", "pmaddwd"):
                 hot += [ln.strip() for ln in asm.splitlines()
-                        if re.match(rf"\s+{op}\s.*%[xyz]mm", ln)][:2]
+                        if re.match(rf"\s+v?{op}\s.*%[xyz]mm", ln)][:2]
             lines.extend("    " + h for h in hot)
     return "\n".join(lines)
 
