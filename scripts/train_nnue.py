@@ -326,7 +326,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("data", nargs="+", help="datagen text files (FEN | score | result)")
     ap.add_argument("--out", required=True, help="net file to write (.nnue)")
     ap.add_argument("--hidden", type=int, default=128)
