@@ -1,7 +1,7 @@
 """scripts/train_nnue.py: conversion, one short training epoch, the saved quantised net.
 
-Skipped without PyTorch (not a test dependency; ``pip install torch==2.13.0`` for the CPU
-wheel). Data: tests/data/selfplay_sample.txt, every 68th line of a 5000-node self-play run
+PyTorch comes with the ``test`` extra (also the ``train`` extra); without it the module is
+skipped. Data: tests/data/selfplay_sample.txt, every 68th line of a 5000-node self-play run
 (``uci-engine datagen``, 3,005 positions).
 
 * conversion: features, side-to-move score and result agree with python-chess and the line;
