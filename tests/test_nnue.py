@@ -9,8 +9,9 @@
   features computed independently from python-chess, within the floor-division error (< 2 cp),
   on 1,000 positions, for SCReLU and CReLU nets (one with saturating accumulators); a position
   and its colour-flipped mirror evaluate identically.
-* Net files: save/load round trip (the committed test net too), and ValueError for truncated,
-  foreign, other-version, mismatched, corrupt, trailing-bytes and overflow-prone files.
+* Net files: save/load round trip (the committed test net too), the shipped nets against their
+  training records, and ValueError for truncated, foreign, other-version, mismatched, corrupt,
+  trailing-bytes and overflow-prone files.
 """
 import os
 import random
@@ -257,6 +258,22 @@ def test_round_trip(tmp_path, nets):
         assert _same(load_net(path), net)
     # the committed test net is what scripts/make_test_net.py generates
     assert _same(load_net(TEST_NET), random_net(32, 11))
+
+
+def test_shipped_nets_match_their_records():
+    """Every net in uci_engine/nets/ with a training record (``<net>.json``) loads, and its
+    header agrees with the record: hidden size, activation and quantisation."""
+    import json
+    records = sorted(f for f in os.listdir(NETS_DIR) if f.endswith(".nnue.json"))
+    assert records, "no shipped net has a training record"
+    for rec_name in records:
+        with open(os.path.join(NETS_DIR, rec_name)) as fh:
+            rec = json.load(fh)
+        net = load_net(os.path.join(NETS_DIR, rec_name[:-len(".json")]))
+        want_act = {"screlu": N.ACT_SCRELU, "crelu": N.ACT_CRELU}[rec["activation"]]
+        assert (net.hidden, net.activation, net.qa, net.qb, net.scale) == \
+            (rec["hidden"], want_act, rec["qa"], rec["qb"], rec["scale"]), rec_name
+        assert rec["net"] == "uci_engine/nets/" + rec_name[:-len(".json")], rec_name
 
 
 def _bad(tmp_path, data, match):
