@@ -26,8 +26,8 @@ from uci_engine.kernels import position as P
 from uci_engine.kernels import nnue as N
 from uci_engine.kernels.bitboard import NO_PIECE
 from uci_engine.kernels.movegen import generate_legal
-from uci_engine.nnue_file import (HEADER, MAGIC, NETS_DIR, Net, load_net, random_net, save_net,
-                                  check_net)
+from uci_engine.nnue_file import (ACTIVATIONS, HEADER, MAGIC, NETS_DIR, Net, load_net, random_net,
+                                  save_net, check_net)
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 TEST_NET = os.path.join(NETS_DIR, "test_h32_screlu.nnue")
@@ -269,11 +269,12 @@ def test_shipped_nets_match_their_records():
     for rec_name in records:
         with open(os.path.join(NETS_DIR, rec_name)) as fh:
             rec = json.load(fh)
-        net = load_net(os.path.join(NETS_DIR, rec_name[:-len(".json")]))
-        want_act = {"screlu": N.ACT_SCRELU, "crelu": N.ACT_CRELU}[rec["activation"]]
+        net_name = rec_name[:-len(".json")]
+        net = load_net(os.path.join(NETS_DIR, net_name))
         assert (net.hidden, net.activation, net.qa, net.qb, net.scale) == \
-            (rec["hidden"], want_act, rec["qa"], rec["qb"], rec["scale"]), rec_name
-        assert rec["net"] == "uci_engine/nets/" + rec_name[:-len(".json")], rec_name
+            (rec["hidden"], ACTIVATIONS[rec["activation"]], rec["qa"], rec["qb"],
+             rec["scale"]), rec_name
+        assert rec["net"] == "uci_engine/nets/" + net_name, rec_name
 
 
 def _bad(tmp_path, data, match):
