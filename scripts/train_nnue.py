@@ -4,10 +4,19 @@ quantised net file (uci_engine/nnue_file.py format) and a JSON record.
 
 Input: datagen text files, one position per line ``<FEN> | <score> | <result>`` (score in
 centipawns and result 1.0 / 0.5 / 0.0, both from White's view; ``uci-engine datagen``).
-They are converted once into a compact binary ``<data>.nnuebin.npy`` (numpy memmap, 67 bytes a
+They are converted once into a compact binary ``<data>.nnuebin.npy`` (numpy memmap, 68 bytes a
 position: int16[32] input indices from the side to move's perspective, -1 padded; int16 score
-and uint8 result (0, 1, 2 = loss, draw, win), both from the side to move's view), reused while
-it is newer than its source. The other perspective's indices follow as ``((f + 384) % 768) ^ 56``.
+and uint8 result (0, 1, 2 = loss, draw, win), both from the side to move's view; uint8
+``mirror_ok``, 1 when the position has no castling rights), reused while it is newer than its
+source and has this layout. The other perspective's indices follow as
+``((f + 384) % 768) ^ 56``.
+
+``--mirror`` (data augmentation): each epoch, every training position without castling rights
+is mirrored a<->h with probability 1/2, its indices ``f ^ 7``. Without castling rights chess is
+symmetric under that mirror, so the mirrored position has the same score and result; the net
+sees up to twice as many distinct positions (data-starved nets overfit: generation 1 reached a
+training loss of 0.00383 against 0.00764 on held-out games). Validation positions are never
+mirrored.
 
 Model and loss follow bullet's simple example (github.com/jw1912/bullet, examples/simple.rs):
 ``out = SCReLU(acc_stm) . w_out[0] + SCReLU(acc_ntm) . w_out[1] + b_out`` with
@@ -36,7 +45,7 @@ The engine never imports torch: only this script does.
 Usage: python scripts/train_nnue.py DATA.txt [DATA2.txt ...] --out uci_engine/nets/NAME.nnue
            [--hidden 128] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
-           [--bin-dir DIR] [--wdl-scale fit|CP]
+           [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror]
 """
 import argparse
 import json
@@ -60,7 +69,9 @@ WDL_FIT_SAMPLE = 1_000_000  # positions the scale is fitted on (a seeded sample)
 WEIGHT_CLIP = 1.98          # bullet's default clipping: 1.98 * QB = 126.7 fits the int16 checks
 SCORE_CLIP = 32000          # centipawns kept in the int16 score field (mate scores saturate)
 PAD = -1
-RECORD_DTYPE = np.dtype([("f", "<i2", (MAX_ACTIVE,)), ("score", "<i2"), ("result", "u1")])
+RECORD_DTYPE = np.dtype([("f", "<i2", (MAX_ACTIVE,)), ("score", "<i2"), ("result", "u1"),
+                         ("mirror_ok", "u1")])
+FILE_MIRROR = 7             # index ^ 7 mirrors a feature's square a<->h (384 and 64 are x8)
 PIECE_OF = {c: i for i, c in enumerate("PNBRQKpnbrqk")}
 
 
@@ -95,11 +106,13 @@ def other_perspective(f):
 def convert(path, out=None, bin_dir=None):
     """Convert a datagen text file to the binary record file (returns its path): ``out``, or
     ``<bin_dir or the source's directory>/<name>.nnuebin.npy``; reuse an existing one newer
-    than ``path``. Raises ValueError naming the first malformed line."""
+    than ``path`` and of this layout (RECORD_DTYPE). Raises ValueError naming the first
+    malformed line."""
     if out is None:
         out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
                            os.path.basename(path) + ".nnuebin.npy")
-    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path):
+    if (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path)
+            and np.load(out, mmap_mode="r").dtype == RECORD_DTYPE):
         return out
     with open(path) as fh:
         lines = [ln for ln in fh if ln.strip()]
@@ -109,6 +122,7 @@ def convert(path, out=None, bin_dir=None):
         try:
             fen, score, result = (x.strip() for x in line.split("|"))
             feats, stm = fen_features(fen)
+            castling = fen.split()[2]
             score, result = int(score), float(result)
             if len(feats) > MAX_ACTIVE or result not in (0.0, 0.5, 1.0):
                 raise ValueError("too many pieces or bad result")
@@ -118,6 +132,7 @@ def convert(path, out=None, bin_dir=None):
         score = max(-SCORE_CLIP, min(SCORE_CLIP, score))
         rec["score"][i] = -score if stm else score
         rec["result"][i] = round((1.0 - result if stm else result) * 2)
+        rec["mirror_ok"][i] = castling == "-"
     tmp = out + ".tmp.npy"
     np.save(tmp, rec)
     os.replace(tmp, out)
@@ -177,11 +192,16 @@ def out_clip(hidden, activation):
     return min(WEIGHT_CLIP, 0.999 * (2**31 - 1) / (hidden * act_max * QB))
 
 
-def batch_tensors(rec, idx):
-    """(stm long[B, 32], ntm long[B, 32], score float[B], result float[B]) for rows ``idx``."""
+def batch_tensors(rec, idx, mirror_rng=None):
+    """(stm long[B, 32], ntm long[B, 32], score float[B], result float[B]) for rows ``idx``.
+    With ``mirror_rng`` (numpy Generator), each row whose ``mirror_ok`` is set is mirrored
+    a<->h (indices ``^ FILE_MIRROR``) with probability 1/2."""
     import torch
     r = rec[np.sort(idx)]
     f = r["f"].astype(np.int64)
+    if mirror_rng is not None:
+        flip = (r["mirror_ok"] == 1) & (mirror_rng.random(len(r)) < 0.5)
+        f[flip] = np.where(f[flip] < 0, f[flip], f[flip] ^ FILE_MIRROR)
     g = other_perspective(f)
     f[f < 0] = N_FEATURES
     g[g < 0] = N_FEATURES
@@ -251,10 +271,11 @@ def _commit():
 
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
-          wdl_scale=None):
+          wdl_scale=None, mirror=False):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
-    to fit it to the training positions (:func:`fit_wdl_scale`)."""
+    to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
+    augmentation of positions without castling rights (module docstring)."""
     import torch
     from tqdm import tqdm
     torch.manual_seed(seed)
@@ -293,7 +314,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
         seen, running = 0, 0.0
         for step in bar:
             part = order[step * batch:(step + 1) * batch]
-            loss = loss_fn(model, batch_tensors(rec, part), lam, wdl_scale)
+            loss = loss_fn(model, batch_tensors(rec, part, rng if mirror else None), lam,
+                           wdl_scale)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -316,7 +338,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
               "hidden": hidden, "activation": activation, "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
-              "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted,
+              "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "mirror": bool(mirror),
               "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
               "history": history, "commit": _commit(), "net": os.path.abspath(out),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
@@ -345,12 +367,15 @@ def main(argv=None):
     ap.add_argument("--wdl-scale", default="fit",
                     help="centipawns per logit of the loss's sigmoids, or 'fit' (default): "
                          "fitted to the data's scores and results; 400 is bullet's")
+    ap.add_argument("--mirror", action="store_true",
+                    help="mirror positions without castling rights a<->h at random (augmentation)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     wdl_scale = None if args.wdl_scale == "fit" else float(args.wdl_scale)
     _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
-                      progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale)
+                      progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale,
+                      mirror=args.mirror)
     last = record["history"][-1]
     print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
 

@@ -71,6 +71,64 @@ def test_conversion(trained):
         assert int(rec["score"][i]) == sign * int(score)
         r = float(result)
         assert rec["result"][i] / 2 == (1 - r if stm else r)
+        assert rec["mirror_ok"][i] == (fen.split()[2] == "-")
+
+
+def test_mirror_is_the_file_mirrored_position(trained):
+    """``f ^ FILE_MIRROR`` are the indices of the a<->h mirrored board (python-chess
+    flip_horizontal), from both perspectives; the sample has rows with and without castling."""
+    rec = np.load(trained[0] + ".nnuebin.npy")
+    lines = _lines()
+    ok = np.flatnonzero(rec["mirror_ok"])
+    assert 0 < len(ok) < len(rec)
+    for i in ok[::53]:
+        board = chess.Board(lines[i][0].strip()).transform(chess.flip_horizontal)
+        want, _ = T.fen_features(board.fen())
+        f = rec["f"][i].astype(np.int64)
+        m = np.where(f < 0, f, f ^ T.FILE_MIRROR)
+        assert sorted(m[m >= 0].tolist()) == sorted(want)
+        g = T.other_perspective(m)
+        board.turn = not board.turn
+        other, _ = T.fen_features(board.fen())
+        assert sorted(g[g >= 0].tolist()) == sorted(other)
+
+
+def test_batch_mirrors_only_positions_without_castling_rights(trained):
+    rec = np.load(trained[0] + ".nnuebin.npy")
+    idx = np.arange(len(rec))
+    plain = batch_tensors_np(rec, idx, None)
+    mirrored = batch_tensors_np(rec, idx, np.random.default_rng(5))
+    same = (plain == mirrored).all(axis=1)
+    flipped = (np.where(plain < 768, plain ^ T.FILE_MIRROR, plain) == mirrored).all(axis=1)
+    assert (same | flipped).all()
+    ok = rec["mirror_ok"] == 1
+    assert same[~ok].all()
+    changed = ~same & ok
+    assert 0.4 < changed.sum() / ok.sum() < 0.6
+
+
+def batch_tensors_np(rec, idx, rng):
+    return T.batch_tensors(rec, idx, rng)[0].numpy()
+
+
+def test_train_with_mirror(tmp_path):
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    out = str(tmp_path / "net.nnue")
+    _, record = T.train([data], out, hidden=16, epochs=1, batch=256, lr=3e-3, lam=0.3,
+                        val=0.05, seed=3, progress=False, mirror=True)
+    assert record["mirror"] is True
+    assert np.isfinite(record["history"][-1]["val_loss"])
+    assert load_net(out).hidden == 16
+
+
+def test_old_binary_layout_is_converted_again(tmp_path):
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    old = np.zeros(3, dtype=[("f", "<i2", (32,)), ("score", "<i2"), ("result", "u1")])
+    np.save(data + ".nnuebin.npy", old)
+    rec = np.load(T.convert(data), mmap_mode="r")
+    assert rec.dtype == T.RECORD_DTYPE and len(rec) == 3005
 
 
 def test_rejects_malformed_data(tmp_path):
