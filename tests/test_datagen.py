@@ -209,12 +209,22 @@ def test_ray_path_gives_the_local_lines(tmp_path):
     assert _lines(local) == _lines(remote)
 
 
-def test_ctrl_c_ends_cleanly_with_every_finished_game_written(tmp_path):
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("sig, background", [(signal.SIGINT, False), (signal.SIGINT, True),
+                                             (signal.SIGTERM, False)],
+                         ids=["ctrl-c", "sigint-to-a-background-job", "sigterm"])
+def test_interrupt_ends_cleanly_with_every_finished_game_written(tmp_path, sig, background):
+    """Ctrl-C, SIGINT to a job a shell started in the background (SIGINT ignored on entry), and
+    SIGTERM all end the run with its finished games written and resumable."""
     out = tmp_path / "int.txt"
     cmd = [sys.executable, "-m", "uci_engine", "datagen", "--out", str(out), "--games", "500",
            "--nodes", "300", "--workers", "1", "--seed", "3", "--quiet",
            "--book", str(DATA / "openings" / "noob_2moves.epd")]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_ignore_sigint if background else None)
     side = Path(str(out) + ".json")
     deadline = time.time() + 120
     done = 0
@@ -225,7 +235,7 @@ def test_ctrl_c_ends_cleanly_with_every_finished_game_written(tmp_path):
                 done = sum(b - a + 1 for a, b in json.loads(side.read_text())["done"])
             except (ValueError, KeyError):
                 pass
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
     assert "interrupted" in stdout

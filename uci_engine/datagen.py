@@ -365,6 +365,24 @@ class Progress:
         os.replace(tmp, self.path)
 
 
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals():
+    """Make SIGINT and SIGTERM end a run the way Ctrl-C does (every finished game written).
+    SIGINT needs it too: a shell starts a background job (``cmd &``) with SIGINT ignored, and
+    Python then installs no Ctrl-C handler. Returns ``{signal: previous handler}``; empty when
+    not called from the main thread (signal handlers cannot be set there)."""
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, _raise_interrupt)
+        except ValueError:
+            break
+    return old
+
+
 def run(out, settings, backend, games=None, positions=None, workers=1, ray_address=None,
         progress=True, log=print):
     """Play games and append their lines to ``out``; returns a summary dict (games, positions,
@@ -418,6 +436,7 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
 
     source = next_games()
     interrupted = False
+    handlers = _stop_on_signals()
     with open(out, "a", encoding="utf-8") as f:
         try:
             if ray_address:
@@ -427,6 +446,8 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            for sig, old in handlers.items():
+                signal.signal(sig, old)
             prog.save()
             if bar is not None:
                 bar.close()
