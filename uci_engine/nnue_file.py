@@ -41,10 +41,11 @@ ACTIVATIONS = {"crelu": ACT_CRELU, "screlu": ACT_SCRELU}
 INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
 NETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets")
-#: the net the engine loads at start (``EvalFile``'s default): generation 0, trained on
-#: hand-crafted self-play (README "The shipped net"); ``Use NNUE`` stays off by default until
-#: it passes the checks a default evaluation needs
-DEFAULT_NET = "gen0_h128.nnue"
+#: the net the engine loads at start (``EvalFile``'s default): generation 2, trained on
+#: self-play of generations 0 and 1 (README "The shipped net"); it beat generation 1 at 5+0.05
+#: (SPRT H1, docs/strength.md). ``Use NNUE`` stays off by default until it passes the checks a
+#: default evaluation needs
+DEFAULT_NET = "gen2_h128.nnue"
 
 
 def find_net(name):
