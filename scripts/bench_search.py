@@ -10,8 +10,8 @@ Then startup: time to ``uciok`` and to the first ``readyok`` for our engine with
 (warm) Numba cache, and with an empty one (a fresh ``NUMBA_CACHE_DIR``: every kernel compiles).
 
 ``--reference CMD`` measures against another UCI engine command instead of Glaurung, e.g. the
-NNUE against the hand-crafted evaluation of the same build:
-``--engine "uci-engine --option 'Use NNUE=true'" --reference uci-engine``.
+NNUE (the default) against the hand-crafted evaluation of the same build:
+``--engine uci-engine --reference "uci-engine --option 'Use NNUE=false'"``.
 
 Usage: python scripts/bench_search.py [--movetime 2000] [--positions 0,2,5,10,20]
            [--engine uci-engine] [--glaurung /usr/games/glaurung | --reference CMD] [--no-cold]

@@ -105,6 +105,7 @@ def main(argv=None):
     print(f"{len(fens)} positions from line {args.from_line} of {args.data}; "
           f"S = {scale:.1f} cp per logit, lambda {args.lam}")
     engine = Engine(16)
+    engine.set_use_nnue(False)
     report("hand-crafted", static_evals(engine, fens), score, target, scale)
     for path in filter(None, args.nets.split(",")):
         engine.set_net(load_net(path))

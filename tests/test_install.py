@@ -240,7 +240,9 @@ def test_documented_cli_commands(venv_bin, venv_home):
                               timeout=ENGINE_TIMEOUT)
         out = proc.stdout.decode(errors="replace")
         assert proc.returncode == 0, (argv, out[-2000:], proc.stderr.decode()[-2000:])
-        sub = [a for a in argv[1:] if not a.startswith("-")][:1]
+        # the subcommand as the engine's own parser reads it (option values are not one)
+        from uci_engine.cli import _build_parser
+        sub = [_build_parser().parse_args(argv[1:]).command]
         if "bench" in sub:
             check_bench(proc.stdout, proc.stderr.decode("ascii"))
         elif "perft" in sub:

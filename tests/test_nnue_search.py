@@ -19,7 +19,7 @@ from uci_engine.engine import Engine
 from uci_engine.kernels import nnue as N
 from uci_engine.kernels import search as S
 from uci_engine.kernels.nnue_consts import ROW_B_FT, ROW_W_OUT
-from uci_engine.nnue_file import DEFAULT_NET, NETS_DIR, load_net, random_net
+from uci_engine.nnue_file import DEFAULT_NET, NETS_DIR, USE_NNUE_DEFAULT, load_net, random_net
 from uci_engine.timeman import Limits
 
 from test_uci import Raw, bestmove_of, engine_cmd, warm_cache  # noqa: F401 (fixture)
@@ -71,6 +71,7 @@ def test_eval_switch():
     ref, e = Engine(4), Engine(4)
     e.set_net(random_net(16, seed=3))
     for x in (ref, e):
+        x.set_use_nnue(False)
         x.set_position(fen, [])
     assert e.static_eval() == ref.static_eval()
     ref.search(Limits(depth=6))
@@ -91,6 +92,45 @@ def test_eval_switch():
     e.set_use_nnue(False)
     e.search(Limits(depth=6))
     assert (e.last_nodes, e.last_score) == (ref.last_nodes, ref.last_score)
+
+
+def test_fresh_engine_evaluates_with_the_shipped_net():
+    """A new Engine (and so ``bench``) evaluates with :data:`DEFAULT_NET` when
+    ``USE_NNUE_DEFAULT`` is set: its static eval is the shipped net's, not the hand-crafted."""
+    e, hce = Engine(4), Engine(4)
+    hce.set_use_nnue(False)
+    assert e.use_nnue is USE_NNUE_DEFAULT and e.default_net_error is None
+    shipped = Engine(4)
+    shipped.set_net(load_net(str(Path(NETS_DIR) / DEFAULT_NET)))
+    shipped.set_use_nnue(True)
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    for x in (e, hce, shipped):
+        x.set_position(fen, [])
+    assert e.static_eval() == shipped.static_eval() != hce.static_eval()
+
+
+def test_missing_shipped_net_falls_back_to_hand_crafted(monkeypatch):
+    """Without a loadable shipped net the engine evaluates with the hand-crafted evaluation,
+    says why, and a UCI session reports it and turns ``Use NNUE`` off."""
+    import io
+    import time
+    import uci_engine.engine as engine_mod
+    monkeypatch.setattr(engine_mod, "DEFAULT_NET", "no-such-net.nnue")
+    e = Engine(4)
+    assert not e.use_nnue and "no-such-net.nnue" in e.default_net_error
+    from uci_engine.uci import UCI
+    out = io.StringIO()
+    u = UCI(out=out)
+    u.handle("isready")
+    deadline = time.monotonic() + 120
+    while "readyok" not in out.getvalue():
+        assert time.monotonic() < deadline, out.getvalue()
+        time.sleep(0.01)
+    text = out.getvalue()
+    assert "info string error: EvalFile no-such-net.nnue" in text
+    assert u.options["use nnue"].value is False and not u.engine.use_nnue
+    u.handle("eval")
+    assert "NNUE evaluation" not in out.getvalue()
 
 
 def test_nnue_with_helper_threads():
@@ -127,7 +167,7 @@ def test_uci_evalfile_and_use_nnue(tmp_path, warm_cache):
     try:
         opts = _option_lines(r)
         assert opts["EvalFile"] == f"option name EvalFile type string default {DEFAULT_NET}"
-        assert opts["Use NNUE"] == "option name Use NNUE type check default false"
+        assert opts["Use NNUE"] == "option name Use NNUE type check default true"
         for bad in (tmp_path / "missing.nnue", truncated, foreign):
             r.send(f"setoption name EvalFile value {bad}")
             lines = r.sync(30)
@@ -159,7 +199,13 @@ def test_shipped_net_loads():
     assert net.hidden > 0
 
 
-def test_uci_eval_command_default_is_hand_crafted(warm_cache):
+def test_uci_eval_command_default_is_nnue(warm_cache):
+    """``eval`` reports the shipped net by default and the hand-crafted breakdown with
+    ``Use NNUE`` off."""
     out = subprocess.run(engine_cmd(), input="position startpos\neval\nquit\n",
+                         capture_output=True, text=True, timeout=120).stdout
+    assert f"net {DEFAULT_NET}" in out and "NNUE evaluation" in out and "Material+PST" not in out
+    out = subprocess.run(engine_cmd(), input="setoption name Use NNUE value false\n"
+                         "position startpos\neval\nquit\n",
                          capture_output=True, text=True, timeout=120).stdout
     assert "NNUE evaluation" not in out and "Material+PST" in out

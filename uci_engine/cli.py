@@ -17,9 +17,10 @@ def _build_parser():
                    help="slider attack backend (default: auto-detect; env UCI_ENGINE_SLIDERS)")
     p.add_argument("--version", action="store_true", help="print version and slider path")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
-                   help="UCI only: apply 'setoption name NAME value VALUE' before reading "
+                   help="UCI: apply 'setoption name NAME value VALUE' before reading "
                         "commands (repeatable), for clients that cannot send options, such "
-                        "as fastchess --compliance; a bad one gets 'info string error'")
+                        "as fastchess --compliance; a bad one gets 'info string error'. "
+                        "bench: 'Use NNUE' and 'EvalFile' pick the evaluation")
     sub = p.add_subparsers(dest="command")
     sub.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     b = sub.add_parser("bench", help="fixed-depth search signature for OpenBench")
@@ -68,6 +69,24 @@ def _select(sliders):
     return name, text
 
 
+def _bench_options(eng, items):
+    """Apply ``--option`` items to the bench engine ``eng``: ``Use NNUE=true|false`` and
+    ``EvalFile=PATH`` (the UCI options' meaning, e.g. ``-o "Use NNUE=false" bench`` for the
+    hand-crafted evaluation's signature). Raises ValueError for another option or a bad value,
+    OSError / ValueError for a net that does not load."""
+    from .nnue_file import find_net, load_net
+    for item in items:
+        name, _, value = item.partition("=")
+        name, value = name.strip().lower(), value.strip()
+        if name == "use nnue" and value.lower() in ("true", "false"):
+            eng.set_use_nnue(value.lower() == "true")
+        elif name == "evalfile" and value:
+            eng.set_net(load_net(find_net(value)))
+        else:
+            raise ValueError(f"bench takes --option 'Use NNUE=true|false' and "
+                             f"'EvalFile=PATH', not {item!r}")
+
+
 def main(argv=None):
     """Entry point of the ``uci-engine`` console script; returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
@@ -105,6 +124,11 @@ def main(argv=None):
     if args.command == "bench":
         from .bench import DEFAULT_DEPTH, run_bench
         eng = Engine(16)
+        try:
+            _bench_options(eng, args.option)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         run_bench(eng, args.depth or DEFAULT_DEPTH, out=lambda s: print(s, flush=True))
         return 0
     if args.command == "perft":

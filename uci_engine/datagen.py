@@ -122,7 +122,8 @@ class GamePlayer:
         if settings.eval_file is not None:
             from .nnue_file import load_net
             self.engine.set_net(load_net(settings.eval_file))
-            self.engine.set_use_nnue(True)
+        # without --eval-file the hand-crafted evaluation plays, whatever the engine's default
+        self.engine.set_use_nnue(settings.eval_file is not None)
         self.tb = None
         if settings.syzygy:
             import chess.syzygy

@@ -20,7 +20,7 @@ from .kernels.bitboard import NO_PIECE
 from .kernels.movegen import generate_legal
 from .kernels import nnue as N
 from .kernels.nnue_consts import ROW_B_FT
-from .nnue_file import DEFAULT_NET, find_net, load_net, random_net
+from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net, random_net
 from .kernels.perft import perft
 from .timeman import TM_MIN_DEPTH, budget, scale_soft
 from . import strength
@@ -124,8 +124,12 @@ class SearchThread:
 class Engine:
     """Position, transposition table and search for one UCI session.
 
-    ``hash_mib`` sizes the TT in MiB. Methods raise ``ValueError`` on bad input and then leave
-    the previous state untouched."""
+    ``hash_mib`` sizes the TT in MiB. The engine starts with the shipped net
+    (:data:`uci_engine.nnue_file.DEFAULT_NET`) and evaluates with it when
+    :data:`uci_engine.nnue_file.USE_NNUE_DEFAULT` is set; when that net cannot be loaded it
+    evaluates with the hand-crafted evaluation and ``default_net_error`` (str, else None) says
+    why. Methods raise ``ValueError`` on bad input and then leave the previous state
+    untouched."""
 
     def __init__(self, hash_mib=16):
         self.st, self.mb = P.new_stack(HISTORY_ROWS + S.MAX_PLY + 16)
@@ -143,11 +147,15 @@ class Engine:
         self.use_nnue = False                 # Use NNUE
         try:
             net = load_net(find_net(DEFAULT_NET))
-        except (OSError, ValueError):
+            self.default_net_error = None
+        except (OSError, ValueError) as exc:
             # an install without the shipped net still plays with the hand-crafted evaluation;
             # until an EvalFile loads, the NNUE is a zero net (every position scores its bias)
             net = random_net(8, seed=0, ft_range=0.0, out_range=0.0)
+            self.default_net_error = f"{DEFAULT_NET}: {exc}"
         self.set_net(net)
+        # set before the TT exists (set_hash below), so nothing needs clearing
+        self.use_nnue = USE_NNUE_DEFAULT and self.default_net_error is None
         self.set_hash(hash_mib)
         self.set_position(STARTPOS, [])
         self.tb_hits = 0

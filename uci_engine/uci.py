@@ -12,7 +12,7 @@ import traceback
 
 from . import __version__
 from .book import Book, BookError
-from .nnue_file import DEFAULT_NET, find_net, load_net
+from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net
 from .syzygy import MAX_PIECES, Tablebases, TablebaseError
 from .timeman import Limits
 from . import strength
@@ -87,7 +87,7 @@ class UCI:
             Option("Syzygy50MoveRule", "check", True),
             Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES),
             Option("EvalFile", "string", DEFAULT_NET),
-            Option("Use NNUE", "check", False),
+            Option("Use NNUE", "check", USE_NNUE_DEFAULT),
         )}
         self.tablebases = Tablebases()
         self.book = Book()
@@ -122,6 +122,11 @@ class UCI:
             warm_up(eng, perft=False)
             if helper is not None:
                 helper.wait()
+            if eng.default_net_error and self.options["use nnue"].value:
+                # the shipped net is missing or damaged: play on with the hand-crafted evaluation
+                self.options["use nnue"].value = False
+                self.error(f"EvalFile {eng.default_net_error}; Use NNUE is off, the "
+                           f"hand-crafted evaluation plays")
             self._apply_search_options(eng)
             self.engine = eng
         except Exception as exc:  # reported on isready; the loop keeps answering

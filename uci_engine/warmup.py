@@ -61,19 +61,35 @@ def _leaf_jobs():
     the move scorer ``_score_moves`` only, so it is left to the engine process: loaded from
     the helper's cache it made the whole search about 10 % slower (1.59-1.65 M against
     1.76-1.85 M nps, 12 bench positions at 400k nodes, alternated runs); all the other
-    leaves loaded from the cache together measured at the in-process speed."""
+    leaves loaded from the cache together measured at the in-process speed.
+
+    The evaluation's leaves are those of the default one
+    (:data:`uci_engine.nnue_file.USE_NNUE_DEFAULT`): the NNUE's static eval, child
+    accumulator and root refresh, or the hand-crafted ``evaluate``."""
     from .kernels import evaluate as E
+    from .kernels import nnue as N
     from .kernels import position as P
     from .kernels import search as S
+    from .kernels.nnue_consts import PACKED_ROWS, PARAMS_LEN, ROW_B_FT
+    from .nnue_file import USE_NNUE_DEFAULT
     st, mb = P.new_stack(8)
     mv = S.new_move_buffers()
     heur = S.new_heur()
     tt, _ = S.new_tt(1)
     i = np.int64(0)
     key = st[0, P.KEY]                                   # uint64
+    if USE_NNUE_DEFAULT:
+        acc = N.new_accumulators(8, 2)
+        net = np.zeros((PACKED_ROWS, 8), dtype=np.int16)
+        params = np.zeros(PARAMS_LEN, dtype=np.int64)
+        evaluation = [(S.nnue_static_eval, (st, i, heur, acc, i, net, params)),
+                      (S.nnue_push_move, (st, mb, i, i, acc, i, net)),
+                      (N.nnue_refresh, (st, i, net, net[ROW_B_FT], acc, i))]
+    else:
+        evaluation = [(E.evaluate, (st, i))]
     return [
         (S._in_check, (st, i, i)),
-        (E.evaluate, (st, i)),
+        *evaluation,
         (S.is_draw, (st, i, i)),
         (S.tt_probe, (tt, heur, key)),
         (S.see, (st, mb, heur, i, i)),
@@ -98,11 +114,12 @@ def warm_up(engine, perft=True):
     :class:`uci_engine.engine.Engine`), then clear its TT and heuristics, and mark the cache
     warm.
 
-    ``perft=False`` leaves out what a game does not need by default, the perft kernels, the
-    evaluation breakdown (``eval_terms``) and the NNUE root refresh and evaluation called from
-    Python (the search's own NNUE code is compiled with it): the UCI loop answers ``readyok``
-    once the search is compiled, and ``go perft``, ``eval`` and the first search with ``Use
-    NNUE`` compile theirs on first use. ``uci-engine warmup`` (``perft=True``) compiles
+    ``perft=False`` compiles the search of the evaluation ``engine`` uses (the NNUE by default,
+    :data:`uci_engine.nnue_file.USE_NNUE_DEFAULT`) and leaves out what a game does not need by
+    default, the perft kernels, the hand-crafted evaluation breakdown (``eval_terms``) and the
+    search of the other evaluation: the UCI loop answers ``readyok`` once the search is
+    compiled, and ``go perft``, ``eval`` and the first search after ``Use NNUE`` changes
+    compile theirs on first use. ``uci-engine warmup`` (``perft=True``) compiles
     everything."""
     engine.legal_moves()
     engine.search(Limits(depth=3))
@@ -114,7 +131,7 @@ def warm_up(engine, perft=True):
         engine.perft_divide(2)
         format_eval(engine.st, engine.root)
         was = engine.use_nnue
-        engine.set_use_nnue(True)
+        engine.set_use_nnue(not was)                 # the other evaluation's search
         engine.search(Limits(depth=2))
         engine.static_eval()
         engine.set_use_nnue(was)
