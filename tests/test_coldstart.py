@@ -74,3 +74,45 @@ def test_numpy_table_builder_matches_the_compiled_oracle():
         for bishop, slow in ((False, rays.rook_attacks_slow), (True, rays.bishop_attacks_slow)):
             got = rays.ray_attacks_np(sq, occs, bishop)
             assert [int(x) for x in got] == [int(slow(sq, o)) for o in occs]
+
+
+def test_hash_set_while_loading_is_applied(monkeypatch):
+    """`setoption name Hash` sent before the kernels finish loading (clients send options
+    right after `uciok`) sizes the TT the search uses, and one sent after it too."""
+    arrived, gate = threading.Event(), threading.Event()
+    real = warmup.warm_up
+
+    def gated_warm_up(engine, perft=True):           # the engine object exists by now
+        arrived.set()
+        assert gate.wait(60)
+        real(engine, perft)
+    monkeypatch.setattr(warmup, "is_cold", lambda: False)
+    monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
+    monkeypatch.setattr(warmup, "warm_up", gated_warm_up)
+    out = io.StringIO()
+    u = uci_mod.UCI(out=out)
+    assert arrived.wait(60)                          # the loader waits at the gate
+    default_bytes = 16 << 20
+    u.handle("setoption name Hash value 2")
+    gate.set()
+    u.handle("isready")
+    assert out.getvalue().splitlines()[-1] == "readyok"
+    assert u.engine.tt.nbytes == 2 << 20 != default_bytes
+    u.handle("setoption name Hash value 4")
+    assert u.engine.tt.nbytes == 4 << 20
+
+
+def test_leaf_compiler_imports_this_package(tmp_path):
+    """The helper process imports the package it was started from, even when the engine runs
+    in a directory holding another `uci_engine` tree (a source checkout of another version)."""
+    import subprocess
+    import sys
+    (tmp_path / "uci_engine").mkdir()
+    (tmp_path / "uci_engine" / "__init__.py").write_text("")
+    argv, cwd = warmup.helper_command()
+    assert argv[:3] == [sys.executable, "-m", "uci_engine.warmup"]
+    probe = [sys.executable, "-c", "import uci_engine; print(uci_engine.__file__)"]
+    here = subprocess.run(probe, cwd=cwd, capture_output=True, text=True, check=True).stdout
+    assert here.strip() == uci_mod.__file__.replace("uci.py", "__init__.py")
+    other = subprocess.run(probe, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert other.strip() == str(tmp_path / "uci_engine" / "__init__.py")  # what cwd would do

@@ -52,6 +52,9 @@ class UCI:
         self.out = out or sys.stdout
         self.lock = threading.Lock()
         self.ready = threading.Event()
+        # Orders a `setoption name Hash` against the loader handing over the engine: a value set
+        # while the kernels load is applied by the loader, one set after it by setoption.
+        self.hash_lock = threading.Lock()
         self.chosen = threading.Event()    # set once the slider backend is known
         self.cold_known = threading.Event()  # set once we know whether kernels must compile
         self.cold = False
@@ -118,7 +121,8 @@ class UCI:
             self.cold_known.set()
             helper = start_leaf_compiler()
             from .engine import Engine
-            eng = Engine(self.options["hash"].value)
+            hash_at_start = self.options["hash"].value
+            eng = Engine(hash_at_start)
             warm_up(eng, perft=False)
             if helper is not None:
                 helper.wait()
@@ -128,7 +132,11 @@ class UCI:
                 self.error(f"EvalFile {eng.default_net_error}; Use NNUE is off, the "
                            f"hand-crafted evaluation plays")
             self._apply_search_options(eng)
-            self.engine = eng
+            with self.hash_lock:
+                hash_mib = self.options["hash"].value
+                if hash_mib != hash_at_start:      # `setoption name Hash` came during the load
+                    eng.set_hash(hash_mib)
+                self.engine = eng
         except Exception as exc:  # reported on isready; the loop keeps answering
             self.load_error = f"{type(exc).__name__}: {exc}"
             traceback.print_exc(file=sys.stderr)
@@ -281,9 +289,13 @@ class UCI:
                 self.error(f"option {opt.name} value {value!r} is not true or false")
                 return
             v = value.lower() == "true"
-        opt.value = v
-        if opt.name == "Hash" and self.ready.is_set() and self.engine is not None:
-            self.engine.set_hash(v)
+        if opt.name == "Hash":
+            with self.hash_lock:
+                opt.value = v
+                if self.engine is not None:
+                    self.engine.set_hash(v)
+        else:
+            opt.value = v
         if opt.name == "UCI_Chess960" and self.engine is not None:
             self.engine.chess960 = v
         if opt.name in SEARCH_OPTIONS and self.engine is not None:

@@ -40,12 +40,22 @@ def start_leaf_compiler():
     a warm cache. Call after backend selection."""
     if not is_cold():
         return None
+    argv, cwd = helper_command()
     try:
-        return subprocess.Popen([sys.executable, "-m", "uci_engine.warmup"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        return subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError:
         return None
+
+
+def helper_command():
+    """``(argv, cwd)`` of the leaf-compiler helper process. ``python -m`` puts its working
+    directory first on ``sys.path``, so the helper runs in the directory that holds this
+    package: started from a source checkout (a shell in another version's project root), it
+    would otherwise import that tree's ``uci_engine``, key its cache on those kernels and
+    compile them into a directory the engine never reads."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [sys.executable, "-m", "uci_engine.warmup"], os.path.dirname(here)
 
 
 def _leaf_jobs():
