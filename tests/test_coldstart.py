@@ -21,18 +21,20 @@ def test_is_cold_follows_the_marker(tmp_path, monkeypatch):
 
 
 def _session(monkeypatch, cold):
-    """A UCI session whose kernel loading waits for the returned event."""
-    gate = threading.Event()
+    """A UCI session whose kernel loading waits for the returned ``gate`` event; ``arrived``
+    is set once the loader has built the engine object and waits there."""
+    gate, arrived = threading.Event(), threading.Event()
     real = warmup.warm_up
 
     def slow_warm_up(engine, perft=True):
+        arrived.set()
         assert gate.wait(60)
         real(engine, perft)
     monkeypatch.setattr(warmup, "is_cold", lambda: cold)
     monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
     monkeypatch.setattr(warmup, "warm_up", slow_warm_up)
     out = io.StringIO()
-    return uci_mod.UCI(out=out), out, gate
+    return uci_mod.UCI(out=out), out, gate, arrived
 
 
 def _isready_twice(u, out, gate):
@@ -47,7 +49,7 @@ def _isready_twice(u, out, gate):
 
 
 def test_cold_start_announces_once(monkeypatch):
-    u, out, gate = _session(monkeypatch, cold=True)
+    u, out, gate, _ = _session(monkeypatch, cold=True)
     early, lines = _isready_twice(u, out, gate)
     msg = f"info string {uci_mod.COLD_START_TEXT}"
     assert early == [msg]                          # before the wait, not after it
@@ -56,7 +58,7 @@ def test_cold_start_announces_once(monkeypatch):
 
 
 def test_warm_start_is_quiet(monkeypatch):
-    u, out, gate = _session(monkeypatch, cold=False)
+    u, out, gate, _ = _session(monkeypatch, cold=False)
     early, lines = _isready_twice(u, out, gate)
     assert early == [] and lines.count("readyok") == 2
     assert not any("compiling" in ln for ln in lines)
@@ -79,18 +81,7 @@ def test_numpy_table_builder_matches_the_compiled_oracle():
 def test_hash_set_while_loading_is_applied(monkeypatch):
     """`setoption name Hash` sent before the kernels finish loading (clients send options
     right after `uciok`) sizes the TT the search uses, and one sent after it too."""
-    arrived, gate = threading.Event(), threading.Event()
-    real = warmup.warm_up
-
-    def gated_warm_up(engine, perft=True):           # the engine object exists by now
-        arrived.set()
-        assert gate.wait(60)
-        real(engine, perft)
-    monkeypatch.setattr(warmup, "is_cold", lambda: False)
-    monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
-    monkeypatch.setattr(warmup, "warm_up", gated_warm_up)
-    out = io.StringIO()
-    u = uci_mod.UCI(out=out)
+    u, out, gate, arrived = _session(monkeypatch, cold=False)
     assert arrived.wait(60)                          # the loader waits at the gate
     default_bytes = 16 << 20
     u.handle("setoption name Hash value 2")
