@@ -81,6 +81,10 @@ def test_scaled_soft_limit_follows_stability_score_drop_and_node_share():
     assert scale_soft(100, 10_000, 2, 0, 0.95) < base < scale_soft(100, 10_000, 2, 0, 0.1)
     # never beyond the hard limit
     assert scale_soft(100, 150, 0, 500, 0.0) == 150
+    # the product of the three factors, scaled by SOFT_SCALE
+    from uci_engine.timeman import NODE_FACTOR_BASE, NODE_FACTOR_SLOPE, SOFT_SCALE
+    assert base == pytest.approx(100 * SOFT_SCALE * STABILITY_FACTORS[2]
+                                 * (NODE_FACTOR_SLOPE * 0.5 + NODE_FACTOR_BASE))
 
 
 def test_soft_stop_ends_the_search_after_one_root_move():
