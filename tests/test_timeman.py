@@ -68,7 +68,8 @@ def test_stalls_on_a_loaded_machine_never_flag(inc, lost, stall):
 
 
 def test_scaled_soft_limit_follows_stability_score_drop_and_node_share():
-    from uci_engine.timeman import STABILITY_FACTORS, scale_soft
+    from uci_engine.timeman import (NODE_FACTOR_BASE, NODE_FACTOR_SLOPE, SOFT_SCALE,
+                                    STABILITY_FACTORS, scale_soft)
     base = scale_soft(100, 10_000, 2, 0, 0.5)
     # an unsettled best move gets more time, a settled one less
     assert scale_soft(100, 10_000, 0, 0, 0.5) > base > scale_soft(100, 10_000, 9, 0, 0.5)
@@ -82,7 +83,6 @@ def test_scaled_soft_limit_follows_stability_score_drop_and_node_share():
     # never beyond the hard limit
     assert scale_soft(100, 150, 0, 500, 0.0) == 150
     # the product of the three factors, scaled by SOFT_SCALE
-    from uci_engine.timeman import NODE_FACTOR_BASE, NODE_FACTOR_SLOPE, SOFT_SCALE
     assert base == pytest.approx(100 * SOFT_SCALE * STABILITY_FACTORS[2]
                                  * (NODE_FACTOR_SLOPE * 0.5 + NODE_FACTOR_BASE))
 
