@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Win At Chess (odd-numbered positions) at a fixed time per position.
+"""Win At Chess (odd-numbered positions) at a fixed time (or node count) per position.
 
-Usage: python scripts/wac.py [--time 1.0] [--epd tests/data/wac_odd.epd] [--engine uci-engine]
+Usage: python scripts/wac.py [--time 1.0 | --nodes N] [--epd tests/data/wac_odd.epd]
+           [--engine uci-engine]
 
 Every EPD line gives ``bm`` (one or more SAN moves, any of which solves it) and optionally
 ``am`` (moves to avoid). A position counts as solved when the engine's best move after
-``Limit(time=...)`` is in ``bm`` (when given) and not in ``am``. Prints each failure and the
-summary ``Solved: X/N``. An engine crash counts as a failure (``CRASH``); the engine is
-restarted and the run goes on.
+``Limit(time=...)`` is in ``bm`` (when given) and not in ``am``; ``--nodes`` searches
+``Limit(nodes=...)`` instead, which gives the same answers on every machine and under any load
+(one search thread): a way to compare two builds while the machine is busy. Prints each
+failure and the summary ``Solved: X/N``. An engine crash counts as a failure (``CRASH``); the
+engine is restarted and the run goes on.
 """
 import argparse
 import os
@@ -38,6 +41,8 @@ def load_epd(path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time", type=float, default=1.0, help="seconds per position (1.0)")
+    ap.add_argument("--nodes", type=int, default=None,
+                    help="nodes per position instead of a time (deterministic with one thread)")
     ap.add_argument("--epd", default=DEFAULT_EPD)
     ap.add_argument("--engine", default="uci-engine", help="engine command line")
     ap.add_argument("--hash", type=int, default=16, help="Hash in MiB (16)")
@@ -45,6 +50,10 @@ def main(argv=None):
     ap.add_argument("--start", type=int, default=0, help="skip the first N positions")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each position first")
     args = ap.parse_args(argv)
+    if args.nodes is not None and args.nodes < 1:
+        ap.error(f"--nodes wants a positive count, got {args.nodes}")
+    limit = (chess.engine.Limit(nodes=args.nodes) if args.nodes
+             else chess.engine.Limit(time=args.time))
 
     positions = load_epd(args.epd)
     positions = positions[args.start:]
@@ -70,7 +79,7 @@ def main(argv=None):
             try:
                 if "Clear Hash" in engine.options:
                     engine.configure({"Clear Hash": None})
-                res = engine.play(board, chess.engine.Limit(time=args.time),
+                res = engine.play(board, limit,
                                   info=chess.engine.INFO_SCORE | chess.engine.INFO_PV)
             except (chess.engine.EngineError, chess.engine.EngineTerminatedError,
                     TimeoutError) as exc:
