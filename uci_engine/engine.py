@@ -638,7 +638,13 @@ class Engine:
 
     def _aspiration(self, depth, prev_score, t0, clock, multipv, on_info, w=None):
         """Search one depth, widening the window on fail-high/low. Returns (score, pv,
-        complete). ``w`` is a helper's :class:`SearchThread` (default: the main thread)."""
+        complete). ``w`` is a helper's :class:`SearchThread` (default: the main thread).
+
+        A search stopped before any root move of a pass finished returns the line of the
+        pass before it when that pass failed high (its score is then a lower bound): the
+        move that beat the window is played, as Stockfish plays its fail-high root move
+        (sorted first after each pass). Otherwise ``pv`` is empty and the caller keeps the
+        previous iteration's line."""
         st, mb, h, mv, root, acc = (
             (self.st, self.mb, self.heur, self.mv, self.root, self.acc) if w is None
             else (w.st, w.mb, w.heur, w.mv, w.root, w.acc))
@@ -650,6 +656,7 @@ class Engine:
         else:
             delta = S.INF
             alpha, beta = -S.INF, S.INF
+        fail_high = None                    # (score, pv) of the last pass when it failed high
         while True:
             h[S.ROOT_ROW] = root
             h[S.ROOT_DONE] = 0
@@ -661,7 +668,10 @@ class Engine:
                 # keep what a finished root move proved, else the caller keeps the last PV
                 if pv and h[S.ROOT_DONE] > 0:
                     return int(h[S.BEST_SCORE]), pv, False
+                if fail_high is not None:
+                    return fail_high[0], fail_high[1], False
                 return score, [], False
+            fail_high = None
             if score <= alpha:
                 if on_info and clock() - t0 > 1.0:
                     on_info(self._info(depth, multipv, score, pv or [int(h[S.BEST_MOVE])]
@@ -671,6 +681,8 @@ class Engine:
             elif score >= beta:
                 if on_info and clock() - t0 > 1.0 and pv:
                     on_info(self._info(depth, multipv, score, pv, "lowerbound", t0, clock))
+                if pv:
+                    fail_high = (score, pv)
                 beta = min(score + delta, S.INF)
             else:
                 return score, pv, True
