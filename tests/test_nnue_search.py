@@ -55,7 +55,7 @@ def _checked_search(e, fen, chess960=False, depth=6):
                                                  ("perft960.epd", True, 64)])
 def test_search_accumulators_equal_refresh(nnue_engine, suite, chess960, step):
     """Every static eval of an NNUE search (captures, castling in both notations, en passant,
-    promotions, null moves, ProbCut and quiescence) reads an accumulator equal to a refresh."""
+    promotions, null moves and quiescence) reads an accumulator equal to a refresh."""
     evals = 0
     for fen in _fens(suite, step):
         n, bad = _checked_search(nnue_engine, fen, chess960)

@@ -7,7 +7,7 @@ from uci_engine.kernels import search as S
 
 
 def _tree(n, k):
-    # three recursive call sites, as many as negamax has
+    # three recursive call sites: negamax has several (five)
     if n <= 1:
         return n + k
     a = _tree(n - 1, k)

@@ -20,7 +20,7 @@ Techniques (chessprogramming wiki pages of the same names): iterative deepening 
 Python), principal variation search, a staged move picker (TT move before generation, lazy SEE),
 null-move pruning with a zugzwang guard (no null move unless the side to move has a rook, a
 queen or two minor pieces), late move reductions (history-adjusted), reverse futility, razoring,
-ProbCut, futility, late-move, history and SEE pruning, check and singular extensions (double
+futility, late-move, history and SEE pruning, check and singular extensions (double
 and negative ones, multi-cut), mate distance pruning, quiescence with SEE and delta pruning and
 TT stores, MVV plus capture history, killer, butterfly and continuation history (with gravity)
 and countermove ordering, a pawn-structure correction history of the static eval, repetition /
@@ -165,10 +165,6 @@ HISTORY_PRUNE_MARGIN = 3000     #   -HISTORY_PRUNE_MARGIN * depth are pruned (St
 RAZOR_MAX_DEPTH = 3             # razoring: ev + RAZOR_BASE + RAZOR_MARGIN * depth^2 < alpha
 RAZOR_BASE = 490                #   drops to quiescence (Stockfish: eval < alpha - 494 - 290 d^2)
 RAZOR_MARGIN = 290
-PROBCUT_MIN_DEPTH = 5           # ProbCut (Stockfish, Ethereal): captures that beat
-PROBCUT_MARGIN = 200            #   beta + PROBCUT_MARGIN (- PROBCUT_IMPROVING if improving) in
-PROBCUT_IMPROVING = 50          #   quiescence and at depth - PROBCUT_REDUCTION cut the node
-PROBCUT_REDUCTION = 4
 SE_MIN_DEPTH = 6                # singular extensions (Stockfish, Ethereal, Weiss): the TT move,
 SE_TT_DEPTH_SLACK = 3           #   stored at >= depth - 3 as a lower bound, is extended when
 SE_BETA_MARGIN = 2              #   every other move fails low under tt - 2 * depth at half depth;
@@ -1228,37 +1224,6 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                 if score >= MATE_BOUND:
                     score = beta
                 return score
-        # ProbCut: a good capture that beats beta by a margin in quiescence and then at
-        # reduced depth cuts the node (the TT may already say it will not).
-        pbeta = beta + PROBCUT_MARGIN - PROBCUT_IMPROVING * improving
-        if (depth >= PROBCUT_MIN_DEPTH and abs(beta) < MATE_BOUND
-                and not (tt_score != VALUE_NONE and tt_depth >= depth - PROBCUT_REDUCTION + 1
-                         and tt_score < pbeta)):
-            n = generate_noisy(st, row, mv[sply, MV_MOVES])
-            _score_moves(st, mb, heur, mv, row, sply, n, tt_move, -ONE, -ONE)
-            for i in range(n):
-                m = _pick(mv, sply, i, n)
-                if mv[sply, MV_SCORES, i] < 0:
-                    break                               # losing captures (and all after)
-                if see(st, mb, heur, row, m) < pbeta - static_ev:
-                    continue
-                make_move(st, mb, row, m)
-                tt_prefetch(tt, heur, st[row + 1, KEY])
-                nnue_push(st, mb, row, m, acc, sply, net)
-                pd = ZERO
-                while True:
-                    score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, pd,
-                                     -pbeta, -pbeta + 1, 1 - cut_node)
-                    if pd == 0 and score >= pbeta and depth - PROBCUT_REDUCTION > 0:
-                        pd = depth - PROBCUT_REDUCTION
-                    else:
-                        break
-                if heur[STOP]:
-                    return np.int64(0)
-                if score >= pbeta:
-                    tt_store(tt, heur, key, m, score_to_tt(score, sply), raw,
-                             depth - PROBCUT_REDUCTION + 1, BOUND_LOWER)
-                    return score
 
     # Internal iterative reduction: no TT move at a deep node.
     if tt_move == 0 and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):
