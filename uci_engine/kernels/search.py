@@ -17,15 +17,16 @@ All mutable search state lives in numpy arrays the engine facade owns (no jitcla
   MV_CAPTURES).
 
 Techniques (chessprogramming wiki pages of the same names): iterative deepening (driven from
-Python), principal variation search, a staged move picker (TT move before generation, lazy SEE),
-null-move pruning with a zugzwang guard (no null move unless the side to move has a rook, a
-queen or two minor pieces), late move reductions (history-adjusted), reverse futility, razoring,
-futility, late-move, history and SEE pruning, check and singular extensions (double
-and negative ones, multi-cut), mate distance pruning, quiescence with SEE and delta pruning and
-TT stores, MVV plus capture history, killer, butterfly and continuation history (with gravity)
-and countermove ordering, a pawn-structure correction history of the static eval, repetition /
-fifty-move / insufficient-material draws. The static evaluation is the hand-crafted one or an
-NNUE (:mod:`.nnue`, copy-on-make accumulators), in two compiled specialisations of ``negamax``
+Python), principal variation search, a staged move picker (TT move before generation, lazy
+SEE), null-move pruning with a zugzwang guard (no null move unless the side to move has a rook,
+a queen or two minor pieces), late move reductions (history-adjusted), reverse futility,
+razoring, futility, late-move, history and SEE pruning, singular extensions (double and
+negative ones, multi-cut; no check extension: in check, quiescence searches every evasion),
+mate distance pruning, quiescence with SEE and delta pruning and TT stores, MVV plus capture
+history, killer, butterfly and continuation history (with gravity) and countermove ordering, a
+pawn-structure correction history of the static eval, repetition / fifty-move /
+insufficient-material draws. The static evaluation is the hand-crafted one or an NNUE
+(:mod:`.nnue`, copy-on-make accumulators), in two compiled specialisations of ``negamax``
 chosen by the type of its ``acc`` argument (see :func:`static_eval`).
 """
 import numpy as np
@@ -154,7 +155,7 @@ LMR_HISTORY_DIV = 8000          # LMR: one ply less per LMR_HISTORY_DIV of histo
 HISTORY_BONUS_SCALE = 16        # history bonus: min(HISTORY_BONUS_SCALE * depth^2,
 HISTORY_BONUS_MAX = 1600        #   HISTORY_BONUS_MAX), the malus the same negated
 SEE_MAX_SWAPS = 30              # swap list depth bound (the SEE_GAIN scratch holds 40)
-CHECK_EXT_MARGIN = 8            # no check extension within 8 plies of MAX_PLY
+EXT_MARGIN = 8                  # no singular extension within 8 plies of MAX_PLY
 # --- issue 10's techniques. Forms follow the engines named; values are first guesses scaled to
 # this engine's depths (a 5+0.05 game reaches depth 8-12), judged as one group by SPRT
 # (docs/strength.md), not tuned one by one.
@@ -197,7 +198,7 @@ ONE = np.int64(1)
 PVS_REDUCED = 0            # zero window at the LMR-reduced depth
 PVS_ZERO_WINDOW = 1        # zero window at full depth, after a reduced search beat alpha
 PVS_FULL = 2               # full window (first move, or a zero-window search inside the window)
-QS_DEPTH = np.int64(-1)   # depth passed inside quiescence: never check-extended
+QS_DEPTH = np.int64(-1)   # depth passed inside quiescence
 
 
 def new_heur():
@@ -1036,8 +1037,6 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         in_check = _in_check(st, row, us)
     else:
         in_check = checked != U0
-    if in_check and depth >= 0 and sply < MAX_PLY - CHECK_EXT_MARGIN:
-        depth += 1                                  # check extension (not inside quiescence)
     if depth <= 0:
         # Quiescence search: captures and promotions (all evasions in check), stand pat,
         # delta and SEE pruning, TT probes and stores. Kept inside this one recursive kernel:
@@ -1235,7 +1234,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
     tt_ext = 0
     if (not root and excluded == 0 and tt_move != 0 and depth >= SE_MIN_DEPTH
             and tt_depth >= depth - SE_TT_DEPTH_SLACK and (tt_bound & BOUND_LOWER) != 0
-            and abs(tt_score) < MATE_BOUND and sply < MAX_PLY - CHECK_EXT_MARGIN):
+            and abs(tt_score) < MATE_BOUND and sply < MAX_PLY - EXT_MARGIN):
         sbeta = tt_score - SE_BETA_MARGIN * depth
         heur[EXCLUDED + sply] = tt_move
         score = negamax(st, mb, tt, heur, mv, acc, net, params, row, (depth - 1) // 2,
