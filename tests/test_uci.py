@@ -142,9 +142,13 @@ class Raw:
         return self.expect("readyok", timeout)[:-1]
 
     def start(self):
+        """``uci`` and ``isready``, then ``d``, which waits for the kernels: ``isready``
+        answers after READY_PATIENCE_S even while they still load (a busy machine), and a
+        ``go`` then may get the fallback search's move."""
         self.send("uci")
         self.expect("uciok", 30)
         self.sync()
+        self.fen()
         return self
 
     def fen(self):

@@ -4,24 +4,37 @@ Protocol reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and Stockf
 behaviour. stdout carries only protocol lines, one flushed write per line; every problem with
 the input is reported as ``info string error: ...`` and the loop keeps reading.
 """
+import contextlib
 import re
 import sys
 import threading
 import time
 import traceback
 
+import chess
+
 from . import __version__
 from .book import Book, BookError
 from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net
 from .syzygy import MAX_PIECES, Tablebases, TablebaseError
-from .timeman import Limits
+from .timeman import Limits, budget
 from . import strength
 from .wdl import wdl
 
 ENGINE_NAME = f"uci_engine {__version__}"
 AUTHOR = "the uci_engine developers"
 MAX_HASH = 4096
-COLD_START_TEXT = "compiling search kernels, first start only"
+COLD_START_TEXT = ("compiling search kernels, first start only; until they are ready a "
+                   "plain-Python fallback search plays any move the clock cannot wait for")
+LOADING_TEXT = "search kernels still loading"
+FALLBACK_TEXT = ("search kernels not ready yet (first start): this move comes from the "
+                 "plain-Python fallback search, far weaker than the engine's")
+#: seconds ``isready`` waits for the kernels on a warm cache (loading takes about one) before it
+#: answers anyway: no client sees a silent engine (cutechess-cli's ping allows 15 s)
+READY_PATIENCE_S = 1.5
+#: milliseconds of a move's hard limit kept for the fallback search when the kernels are still
+#: loading from the cache at that limit
+FALLBACK_RESERVE_MS = 50
 MAX_THREADS = 256     # = engine.MAX_THREADS (engine.py imports the kernels, so not imported here)
 #: options the engine facade reads at search time (applied by _apply_search_options)
 SEARCH_OPTIONS = ("Threads", "UCI_LimitStrength", "UCI_Elo", "Use NNUE")
@@ -52,9 +65,10 @@ class UCI:
         self.out = out or sys.stdout
         self.lock = threading.Lock()
         self.ready = threading.Event()
-        # Orders a `setoption name Hash` against the loader handing over the engine: a value set
-        # while the kernels load is applied by the loader, one set after it by setoption.
-        self.hash_lock = threading.Lock()
+        # Orders `setoption name Hash`, `position` and `go` against the loader handing over the
+        # engine: what comes while the kernels load is applied by the loader (Hash, the
+        # position) or waits for them (go), what comes after it goes to the engine.
+        self.handover = threading.Lock()
         self.chosen = threading.Event()    # set once the slider backend is known
         self.cold_known = threading.Event()  # set once we know whether kernels must compile
         self.cold = False
@@ -71,7 +85,9 @@ class UCI:
         self.release = threading.Event()   # lets an infinite/ponder search print bestmove
         self.pondering = False
         self.current_limits = None
-        self.pending_fen = None
+        self.stop_event = threading.Event()  # `stop` for a go that waits for the kernels
+        # the position set while the kernels load: (fen, moves, python-chess board), or None
+        self.pending_position = None
         self.options = {o.name.lower(): o for o in (
             Option("Threads", "spin", 1, 1, MAX_THREADS),
             Option("Hash", "spin", 16, 1, MAX_HASH),
@@ -116,26 +132,30 @@ class UCI:
                 self.sliders_text, self.sliders_warning = text, warning
             finally:
                 self.chosen.set()
-            from .warmup import is_cold, start_leaf_compiler, warm_up
+            from .warmup import compile_lock, is_cold, start_leaf_compiler, warm_up
             self.cold = is_cold()
             self.cold_known.set()
-            helper = start_leaf_compiler()
-            from .engine import Engine
-            hash_at_start = self.options["hash"].value
-            eng = Engine(hash_at_start)
-            warm_up(eng, perft=False)
-            if helper is not None:
-                helper.wait()
+            # On an empty cache, processes starting together compile once: the others wait
+            # for the lock, then load what the first one cached (the helper sees a warm cache).
+            with compile_lock() if self.cold else contextlib.nullcontext():
+                helper = start_leaf_compiler()
+                from .engine import Engine
+                hash_at_start = self.options["hash"].value
+                eng = Engine(hash_at_start)
+                warm_up(eng, perft=False)
+                if helper is not None:
+                    helper.wait()
             if eng.default_net_error and self.options["use nnue"].value:
                 # the shipped net is missing or damaged: play on with the hand-crafted evaluation
                 self.options["use nnue"].value = False
                 self.error(f"EvalFile {eng.default_net_error}; Use NNUE is off, the "
                            f"hand-crafted evaluation plays")
             self._apply_search_options(eng)
-            with self.hash_lock:
+            with self.handover:
                 hash_mib = self.options["hash"].value
                 if hash_mib != hash_at_start:      # `setoption name Hash` came during the load
                     eng.set_hash(hash_mib)
+                self._apply_pending_position(eng)
                 self.engine = eng
         except Exception as exc:  # reported on isready; the loop keeps answering
             self.load_error = f"{type(exc).__name__}: {exc}"
@@ -154,13 +174,31 @@ class UCI:
             if self.sliders_text:
                 self.send(f"info string sliders {self.sliders_text}")
 
+    def _apply_pending_position(self, eng):
+        """Set the position a ``position`` command gave while the kernels loaded on ``eng``."""
+        if self.pending_position is None:
+            return
+        fen, moves, _ = self.pending_position
+        self.pending_position = None
+        eng.chess960 = self.options["uci_chess960"].value
+        try:
+            eng.set_position(fen, moves)
+        except ValueError as exc:
+            self.error(f"{exc}; position unchanged")
+
+    def _announce_loading(self):
+        """Say once, before answering ``isready`` early, why the kernels are not ready."""
+        if not self.cold_announced:
+            self.cold_announced = True
+            self.send(f"info string {COLD_START_TEXT if self.cold else LOADING_TEXT}")
+
     def _wait_ready(self):
+        """Wait for the kernels (commands that need the engine itself: d, eval, perft); False
+        (with an error line) if they failed to load."""
         if not self.ready.is_set():
             self.cold_known.wait()
-            if self.cold and not self.cold_announced and not self.ready.is_set():
-                # an empty Numba cache: the first isready waits while everything compiles
-                self.cold_announced = True
-                self.send(f"info string {COLD_START_TEXT}")
+            if self.cold:
+                self._announce_loading()
         self.ready.wait()
         self._announce_sliders()
         if self.engine is None:
@@ -229,7 +267,19 @@ class UCI:
         self.debug = args[0] == "on"
 
     def cmd_isready(self, args, line):
-        self._wait_ready()
+        """``readyok`` within :data:`READY_PATIENCE_S`: at once on a cold cache (the kernels
+        compile meanwhile, and ``go`` copes: :meth:`_go_while_loading`), after the load on a
+        warm one (about a second), and after the patience if that load is slow."""
+        if not self.ready.is_set():
+            t = time.monotonic()
+            if self.cold_known.wait(READY_PATIENCE_S) and self.cold:
+                self._announce_loading()
+            elif not self.ready.wait(max(0.0, READY_PATIENCE_S - (time.monotonic() - t))):
+                self._announce_loading()
+        if self.ready.is_set():
+            self._announce_sliders()
+            if self.engine is None:
+                self.error(f"engine failed to load: {self.load_error}")
         self.send("readyok")
 
     def cmd_quit(self, args, line):
@@ -239,11 +289,13 @@ class UCI:
         self._stop_search(wait=False)
 
     def cmd_ponderhit(self, args, line):
-        if not self.pondering or self.engine is None:
+        if not self.pondering:
             return
         self.pondering = False
         lim = self.current_limits
         lim.ponder = False
+        if self.engine is None:          # a go waiting for the kernels: it now has a clock
+            return
         self.engine.extend_time(lim, self.options["move overhead"].value)
         if lim.infinite is False and self.go_done.is_set() is False:
             self.release.set()
@@ -265,9 +317,8 @@ class UCI:
             self.error(f"cannot set option {opt.name} while searching")
             return
         if opt.kind == "button":
-            if not self._wait_ready():
-                return
-            self.engine.clear()
+            if self.engine is not None:         # while loading, there is nothing to clear yet
+                self.engine.clear()
             return
         if opt.kind == "string":
             self._set_string(opt, self._raw_value(line) if value is not None else "")
@@ -290,7 +341,7 @@ class UCI:
                 return
             v = value.lower() == "true"
         if opt.name == "Hash":
-            with self.hash_lock:
+            with self.handover:
                 opt.value = v
                 if self.engine is not None:
                     self.engine.set_hash(v)
@@ -354,14 +405,14 @@ class UCI:
         opt.value = value
 
     def cmd_ucinewgame(self, args, line):
-        if not self._wait_ready():
-            return
         self._stop_search()
+        with self.handover:
+            if self.engine is None:             # still loading: the engine starts fresh anyway
+                self.pending_position = None
+                return
         self.engine.clear()
 
     def cmd_position(self, args, line):
-        if not self._wait_ready():
-            return
         if not args:
             self.error("position expects 'startpos' or 'fen <FEN>'")
             return
@@ -379,11 +430,36 @@ class UCI:
         else:
             self.error(f"position expects 'startpos' or 'fen <FEN>', got {' '.join(head)!r}")
             return
+        with self.handover:
+            if self.engine is None:
+                self._pend_position(fen, moves)
+                return
         self.engine.chess960 = self.options["uci_chess960"].value
         try:
             self.engine.set_position(fen, moves)
         except ValueError as exc:
             self.error(f"{exc}; position unchanged")
+
+    def _pend_position(self, fen, moves):
+        """Keep a position given while the kernels load, checked with python-chess (the
+        engine's own parser is being compiled); a bad one leaves the previous position."""
+        try:
+            board = chess.Board(fen, chess960=self.options["uci_chess960"].value)
+            if not board.is_valid():
+                raise ValueError(f"invalid position {fen!r}")
+            for mv in moves:
+                board.push_uci(mv)
+        except ValueError as exc:
+            self.error(f"{exc}; position unchanged")
+            return
+        self.pending_position = (fen, moves, board)
+
+    def _pending_board(self):
+        """The python-chess board of the position set while loading (the start position if
+        none was)."""
+        if self.pending_position is not None:
+            return self.pending_position[2]
+        return chess.Board(chess960=self.options["uci_chess960"].value)
 
     def cmd_d(self, args, line):
         if not self._wait_ready():
@@ -410,21 +486,91 @@ class UCI:
             self.send(ln)
 
     def cmd_go(self, args, line):
+        self._stop_search()
+        with self.handover:
+            loading = self.engine is None and not self.ready.is_set()
+            limits = self._parse_go(args)
+            if loading and limits.perft is None:
+                # the kernels are still loading: wait for them as long as the clock allows
+                self._start_go(limits, self._go_while_loading, time.monotonic())
+                return
         if not self._wait_ready():
             return
-        self._stop_search()
-        limits = self._parse_go(args)
         if limits.perft is not None:
             self._perft(limits.perft)
             return
         if self._book_move(limits):
             return
+        self._start_go(limits, self._search)
+
+    def _start_go(self, limits, target, *extra):
         self.current_limits = limits
         self.pondering = limits.ponder
         self.release.clear()
+        self.stop_event.clear()
         self.go_done.clear()
-        self.search_thread = threading.Thread(target=self._search, args=(limits,), daemon=True)
+        self.search_thread = threading.Thread(target=target, args=(limits, *extra),
+                                              daemon=True)
         self.search_thread.start()
+
+    def _go_while_loading(self, limits, t0):
+        """A ``go`` received at monotonic time ``t0`` while the kernels load: wait for them,
+        then search as usual with the clock less the wait; if the clock cannot wait, play the
+        move of the plain-Python fallback search (:mod:`uci_engine.fallback`) and say so.
+
+        How long it waits (:func:`uci_engine.timeman.budget` gives the move's soft and hard
+        limits): without a clock, or while pondering or infinite, until the kernels are ready
+        or ``stop``; while they load from the cache (a second or two), up to the hard limit
+        less :data:`FALLBACK_RESERVE_MS` for the fallback; while they compile (15 s or more),
+        half the soft limit, and the fallback gets the other half."""
+        board = self._pending_board()
+        soft, hard = budget(limits, board.turn == chess.WHITE, self.options["move overhead"].value)
+        if soft is None:
+            wait_ms = reserve_ms = None
+        elif self.cold:
+            wait_ms = reserve_ms = soft / 2
+        else:
+            reserve_ms = min(FALLBACK_RESERVE_MS, hard / 4)
+            wait_ms = hard - reserve_ms
+        while not (self.ready.is_set() or self.stop_event.is_set()):
+            if wait_ms is not None and not (limits.infinite or self.pondering) \
+                    and (time.monotonic() - t0) * 1000 >= wait_ms:
+                break
+            self.ready.wait(0.005)
+        if self.engine is not None:
+            if self.stop_event.is_set():             # stopped as the kernels got ready
+                limits = Limits(depth=1)
+            waited = int((time.monotonic() - t0) * 1000)
+            side = "wtime" if board.turn == chess.WHITE else "btime"
+            if getattr(limits, side) is not None:
+                setattr(limits, side, max(0, getattr(limits, side) - waited))
+            if limits.movetime is not None:
+                limits.movetime = max(1, limits.movetime - waited)
+            self._search(limits)
+            return
+        seconds = FALLBACK_RESERVE_MS / 1000
+        if reserve_ms is not None and not self.stop_event.is_set():
+            seconds = reserve_ms / 1000
+        self._fallback_move(board, limits, seconds, t0)
+
+    def _fallback_move(self, board, limits, seconds, t0):
+        """Answer ``bestmove`` from :func:`uci_engine.fallback.quick_move` (after an ``info
+        string`` that says so), honouring ``infinite``/``ponder`` as :meth:`_search` does."""
+        from .fallback import quick_move
+        try:
+            move, depth, score = quick_move(board, seconds)
+            best = move.uci()
+            self.send(f"info string {FALLBACK_TEXT}")
+            self.send(f"info depth {depth} score cp {score} nodes 0 time "
+                      f"{int((time.monotonic() - t0) * 1000)} pv {best}")
+        except ValueError:                       # no legal move: checkmate or stalemate
+            best = "0000"
+        while (limits.infinite or self.pondering) and not self.release.is_set():
+            self.release.wait(0.05)
+        with self.lock:
+            self.go_done.set()
+            self.out.write(f"bestmove {best}\n")
+            self.out.flush()
 
     # --- go helpers --------------------------------------------------------------------------
     INT_ARGS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
@@ -476,7 +622,7 @@ class UCI:
                 i += 1
                 while i < len(args) and args[i] not in self.INT_ARGS | {"infinite", "ponder"}:
                     mv = args[i]
-                    if self.engine.parse_move(mv) is None:
+                    if not self._is_legal(mv):
                         self.error(f"searchmoves: {mv!r} is not a legal move; ignored")
                     else:
                         lim.searchmoves.append(mv)
@@ -485,6 +631,16 @@ class UCI:
                 self.error(f"go: unknown argument {tok!r}; ignored")
                 i += 1
         return lim
+
+    def _is_legal(self, mv):
+        """True if ``mv`` (UCI text) is legal in the current position (checked by python-chess
+        while the kernels load)."""
+        if self.engine is not None:
+            return self.engine.parse_move(mv) is not None
+        try:
+            return chess.Move.from_uci(mv) in self._pending_board().legal_moves
+        except ValueError:
+            return False
 
     def _book_move(self, limits):
         """With ``OwnBook`` on and the position in the book, answer ``bestmove`` from the book
@@ -562,8 +718,10 @@ class UCI:
                   f"tbhits {d['tbhits']} time {d['time']} pv {' '.join(d['pv'])}")
 
     def _stop_search(self, wait=True):
-        if self.engine is not None and not self.go_done.is_set():
-            self.engine.request_stop()
+        if not self.go_done.is_set():
+            self.stop_event.set()
+            if self.engine is not None:
+                self.engine.request_stop()
             self.pondering = False
             self.release.set()
             if wait:
