@@ -242,18 +242,24 @@ def test_pipx_install(tmp_path):
 
 
 def _documented_commands():
-    """``uci-engine ...`` lines of the ``sh`` code blocks in README.md (or, before it is merged
-    there, docs_ship_section.md), as argument lists."""
-    readme = ROOT / "README.md"
-    doc = readme if readme.exists() and "uci-engine warmup" in readme.read_text() else \
-        ROOT / "docs_ship_section.md"
+    """``uci-engine ...`` lines of the ``sh`` code blocks in README.md, as argument lists; also
+    the engine step of a ``&&`` chain (the newcomer's ``... && .venv/bin/uci-engine``), with its
+    path dropped so that it runs as the installed ``uci-engine``."""
+    doc = ROOT / "README.md"
     cmds, in_sh = [], False
     for line in doc.read_text().splitlines():
         if line.startswith("```"):
             in_sh = line.strip() == "```sh"
             continue
-        if in_sh and re.match(r"uci-engine(\s|$)", line):  # not uci-engine-match
+        if not in_sh:
+            continue
+        if re.match(r"uci-engine(\s|$)", line):  # not uci-engine-match
             cmds.append(shlex.split(line, comments=True))
+        elif "&&" in line:
+            for step in line.split("&&"):
+                argv = shlex.split(step, comments=True)
+                if argv and Path(argv[0]).name == "uci-engine":
+                    cmds.append(["uci-engine"] + argv[1:])
     return doc, cmds
 
 
