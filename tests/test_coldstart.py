@@ -273,3 +273,25 @@ def test_leaf_compiler_imports_this_package(tmp_path):
     assert here.strip() == uci_mod.__file__.replace("uci.py", "__init__.py")
     other = subprocess.run(probe, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert other.strip() == str(tmp_path / "uci_engine" / "__init__.py")  # what cwd would do
+
+
+def test_go_after_a_failed_load_still_answers_a_legal_move(monkeypatch):
+    """Kernels that fail to load leave an engine that reports the error and keeps playing
+    legal moves (the fallback search), instead of a GUI waiting forever for ``bestmove``."""
+    def broken(engine, perft=True):
+        raise RuntimeError("simulated compile failure")
+    monkeypatch.setattr(warmup, "is_cold", lambda: True)
+    monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
+    monkeypatch.setattr(warmup, "compile_lock", contextlib.nullcontext)
+    monkeypatch.setattr(warmup, "warm_up", broken)
+    out = io.StringIO()
+    u = uci_mod.UCI(out=out)
+    assert u.ready.wait(60) and u.engine is None
+    u.handle("isready")
+    assert any("engine failed to load" in ln for ln in out.getvalue().splitlines())
+    u.handle("position startpos moves g1f3")
+    u.handle("go movetime 100")
+    best = _wait_for(out, "bestmove").split()[1]
+    board = chess.Board()
+    board.push_uci("g1f3")
+    assert chess.Move.from_uci(best) in board.legal_moves

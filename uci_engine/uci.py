@@ -488,10 +488,10 @@ class UCI:
     def cmd_go(self, args, line):
         self._stop_search()
         with self.handover:
-            loading = self.engine is None and not self.ready.is_set()
             limits = self._parse_go(args)
-            if loading and limits.perft is None:
-                # the kernels are still loading: wait for them as long as the clock allows
+            if self.engine is None and limits.perft is None:
+                # the kernels are still loading (or failed to): wait for them as long as the
+                # clock allows, else the fallback search answers
                 self._start_go(limits, self._go_while_loading, time.monotonic())
                 return
         if not self._wait_ready():
