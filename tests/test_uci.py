@@ -728,7 +728,8 @@ def _bench_nodes(*args):
 def test_bench_evaluation_options(warm_cache):
     """``bench`` searches with the default evaluation; ``-o "Use NNUE=false"`` gives the
     hand-crafted signature and ``-o EvalFile=...`` another net's, each equal to the node count
-    of an in-process Engine set up the same way; other options and bad nets exit 2."""
+    of an in-process Engine set up the same way; values the option table refuses (a bad
+    value, an unknown option, a net that does not load) exit 2."""
     from uci_engine.bench import run_bench
     from uci_engine.engine import Engine
     from uci_engine.nnue_file import load_net, find_net
@@ -744,7 +745,7 @@ def test_bench_evaluation_options(warm_cache):
     assert _bench_nodes("bench", "4") == want["default"]
     assert _bench_nodes("-o", "Use NNUE=false", "bench", "4") == want["hce"]
     assert _bench_nodes("-o", "EvalFile=gen1_h128.nnue", "bench", "4") == want["gen1"]
-    for bad in ("Hash=3", "Use NNUE=maybe", "EvalFile=no-such.nnue"):
+    for bad in ("Hash=lots", "Use NNUE=maybe", "EvalFile=no-such.nnue", "NoSuchOption=1"):
         res = subprocess.run(engine_cmd() + ["-o", bad, "bench", "4"], capture_output=True,
                              text=True, timeout=300)
         assert res.returncode == 2 and "error:" in res.stderr, (bad, res.stderr)

@@ -202,7 +202,8 @@ class Engine:
             self.clear()
 
     def set_hash(self, mib):
-        """Resize (and clear) the TT to ``mib`` MiB."""
+        """Resize (and clear) the TT to ``mib`` MiB (kept in ``hash_mib``)."""
+        self.hash_mib = mib
         self.tt, mask = S.new_tt(mib)
         self.heur[S.TT_MASK] = mask
         for w in self.helpers:

@@ -14,9 +14,10 @@ import traceback
 import chess
 
 from . import __version__
-from .book import Book, BookError
+from .book import Book
 from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net
-from .syzygy import MAX_PIECES, Tablebases, TablebaseError
+from .options import EMPTY, Option, OptionError, Options
+from .syzygy import MAX_PIECES, Tablebases
 from .timeman import Limits, budget
 from . import strength
 from .wdl import wdl
@@ -36,25 +37,13 @@ READY_PATIENCE_S = 1.5
 #: loading from the cache at that limit
 FALLBACK_RESERVE_MS = 50
 MAX_THREADS = 256     # = engine.MAX_THREADS (engine.py imports the kernels, so not imported here)
-#: options the engine facade reads at search time (applied by _apply_search_options)
-SEARCH_OPTIONS = ("Threads", "UCI_LimitStrength", "UCI_Elo", "Use NNUE")
-EMPTY = "<empty>"     # default of a string option with no value (Stockfish's spelling)
 
 
-class Option:
-    def __init__(self, name, kind, default=None, lo=None, hi=None):
-        self.name, self.kind, self.default, self.lo, self.hi = name, kind, default, lo, hi
-        self.value = default
-
-    def describe(self):
-        s = f"option name {self.name} type {self.kind}"
-        if self.kind == "spin":
-            s += f" default {self.default} min {self.lo} max {self.hi}"
-        elif self.kind == "check":
-            s += f" default {'true' if self.default else 'false'}"
-        elif self.kind == "string":
-            s += f" default {self.default}"
-        return s
+def _set_hash(eng, mib):
+    """Hash's engine effect: a TT of ``mib`` MiB (resized and cleared only when it differs:
+    the hand-over applies every option to an engine built with the current Hash)."""
+    if eng.hash_mib != mib:
+        eng.set_hash(mib)
 
 
 class UCI:
@@ -88,31 +77,75 @@ class UCI:
         self.stop_event = threading.Event()  # `stop` for a go that waits for the kernels
         # the position set while the kernels load: (fen, moves, python-chess board), or None
         self.pending_position = None
-        self.options = {o.name.lower(): o for o in (
-            Option("Threads", "spin", 1, 1, MAX_THREADS),
-            Option("Hash", "spin", 16, 1, MAX_HASH),
-            Option("Clear Hash", "button"),
-            Option("MultiPV", "spin", 1, 1, 256),
-            Option("Ponder", "check", False),
-            Option("Move Overhead", "spin", 10, 0, 5000),
-            Option("UCI_Chess960", "check", False),
-            Option("UCI_LimitStrength", "check", False),
-            Option("UCI_Elo", "spin", strength.ELO_DEFAULT, strength.ELO_MIN, strength.ELO_MAX),
-            Option("UCI_ShowWDL", "check", False),
-            Option("OwnBook", "check", False),
-            Option("BookFile", "string", EMPTY),
-            Option("SyzygyPath", "string", EMPTY),
-            Option("SyzygyProbeDepth", "spin", 1, 1, 100),
-            Option("Syzygy50MoveRule", "check", True),
-            Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES),
-            Option("EvalFile", "string", DEFAULT_NET),
-            Option("Use NNUE", "check", USE_NNUE_DEFAULT),
-        )}
         self.tablebases = Tablebases()
         self.book = Book()
         self.net = None                    # the EvalFile net once one is set (else the default)
+        self.options = Options(self._option_rows())
+        for name in ("SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit"):
+            opt = self.options[name]
+            opt.on_set(opt.value)
         self.loader = threading.Thread(target=self._load, args=(sliders,), daemon=True)
         self.loader.start()
+
+    def _option_rows(self):
+        """The session's options (:mod:`uci_engine.options`), in the order ``uci`` lists them,
+        with their effects: on the session when set, on the engine when set and at the
+        hand-over (EvalFile before Use NNUE: the net first, then whether it plays)."""
+        tb = self.tablebases
+        return [
+            Option("Threads", "spin", 1, 1, MAX_THREADS,
+                   on_engine=lambda eng, v: eng.set_threads(v)),
+            Option("Hash", "spin", 16, 1, MAX_HASH, on_engine=_set_hash),
+            Option("Clear Hash", "button", on_engine=lambda eng, v: eng.clear()),
+            Option("MultiPV", "spin", 1, 1, 256),
+            Option("Ponder", "check", False),
+            Option("Move Overhead", "spin", 10, 0, 5000),
+            Option("UCI_Chess960", "check", False,
+                   on_engine=lambda eng, v: setattr(eng, "chess960", v)),
+            Option("UCI_LimitStrength", "check", False,
+                   on_engine=lambda eng, v: setattr(eng, "limit_strength", v)),
+            Option("UCI_Elo", "spin", strength.ELO_DEFAULT, strength.ELO_MIN, strength.ELO_MAX,
+                   on_engine=lambda eng, v: setattr(eng, "uci_elo", v)),
+            Option("UCI_ShowWDL", "check", False),
+            Option("OwnBook", "check", False),
+            Option("BookFile", "string", EMPTY, on_set=self._load_book),
+            Option("SyzygyPath", "string", EMPTY, on_set=self._load_tablebases),
+            Option("SyzygyProbeDepth", "spin", 1, 1, 100,
+                   on_set=lambda v: setattr(tb, "probe_depth", v)),
+            Option("Syzygy50MoveRule", "check", True, on_set=lambda v: setattr(tb, "rule50", v)),
+            Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES,
+                   on_set=lambda v: setattr(tb, "probe_limit", v)),
+            Option("EvalFile", "string", DEFAULT_NET, empty=DEFAULT_NET,
+                   on_set=self._load_eval_file, on_engine=self._use_net),
+            Option("Use NNUE", "check", USE_NNUE_DEFAULT,
+                   on_engine=lambda eng, v: eng.set_use_nnue(v)),
+        ]
+
+    def _load_tablebases(self, value):
+        n = self.tablebases.load(value)
+        if n:
+            self.send(f"info string found {n} tablebases "
+                      f"(up to {self.tablebases.max_pieces} pieces)")
+
+    def _load_book(self, value):
+        n = self.book.load(value)
+        if n:
+            self.send(f"info string book {value} with {n} entries")
+
+    def _load_eval_file(self, value):
+        """Load the net ``value`` names (EvalFile's lookup); the engine gets it through
+        :meth:`_use_net`. Raises OptionError (the previous net stays)."""
+        try:
+            net = load_net(find_net(value))
+        except (OSError, ValueError) as exc:
+            keep = self.options["EvalFile"].value
+            raise OptionError(f"EvalFile {value!r}: {exc}; keeping EvalFile {keep}") from None
+        self.net = net
+        self.send(f"info string NNUE net {value} (hidden {net.hidden})")
+
+    def _use_net(self, eng, value):
+        if self.net is not None and eng.net is not self.net:
+            eng.set_net(self.net)
 
     # --- output ------------------------------------------------------------------------------
     def send(self, line):
@@ -140,21 +173,17 @@ class UCI:
             with compile_lock() if self.cold else contextlib.nullcontext():
                 helper = start_leaf_compiler()
                 from .engine import Engine
-                hash_at_start = self.options["hash"].value
-                eng = Engine(hash_at_start)
+                eng = Engine(self.options["Hash"].value)
                 warm_up(eng, perft=False)
                 if helper is not None:
                     helper.wait()
-            if eng.default_net_error and self.options["use nnue"].value:
-                # the shipped net is missing or damaged: play on with the hand-crafted evaluation
-                self.options["use nnue"].value = False
-                self.error(f"EvalFile {eng.default_net_error}; Use NNUE is off, the "
-                           f"hand-crafted evaluation plays")
-            self._apply_search_options(eng)
             with self.handover:
-                hash_mib = self.options["hash"].value
-                if hash_mib != hash_at_start:      # `setoption name Hash` came during the load
-                    eng.set_hash(hash_mib)
+                if eng.default_net_error and self.options["Use NNUE"].value:
+                    # the shipped net is missing or damaged: the hand-crafted evaluation plays
+                    self.options.set("Use NNUE", "false")
+                    self.error(f"EvalFile {eng.default_net_error}; Use NNUE is off, the "
+                               f"hand-crafted evaluation plays")
+                self.options.apply_to(eng)         # with the values set while it loaded
                 self._apply_pending_position(eng)
                 self.engine = eng
         except Exception as exc:  # reported on isready; the loop keeps answering
@@ -254,7 +283,7 @@ class UCI:
     def cmd_uci(self, args, line):
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
-        for o in self.options.values():
+        for o in self.options:
             self.send(o.describe())
         if self.chosen.wait(0.05):            # CPU detection is cached: ~40 ms after launch
             self._announce_sliders()
@@ -301,70 +330,28 @@ class UCI:
             self.release.set()
 
     def cmd_setoption(self, args, line):
+        """``setoption name <id> [value <x>]`` through the option table; a refused value
+        keeps the previous one (``info string error:``). While the kernels load, the value is
+        kept and reaches the engine at the hand-over (:meth:`Options.apply_to`)."""
         if not args or args[0] != "name":
             self.error("setoption expects 'name <id> [value <x>]'")
             return
         if "value" in args:
-            i = args.index("value")
-            name, value = " ".join(args[1:i]), " ".join(args[i + 1:])
+            name, raw = " ".join(args[1:args.index("value")]), self._raw_value(line)
         else:
-            name, value = " ".join(args[1:]), None
-        opt = self.options.get(name.lower())
+            name, raw = " ".join(args[1:]), None
+        opt = self.options.get(name)
         if opt is None:
             self.error(f"unknown option {name!r}")
             return
         if not self.go_done.is_set():
             self.error(f"cannot set option {opt.name} while searching")
             return
-        if opt.kind == "button":
-            if self.engine is not None:         # while loading, there is nothing to clear yet
-                self.engine.clear()
-            return
-        if opt.kind == "string":
-            self._set_string(opt, self._raw_value(line) if value is not None else "")
-            return
-        if value is None or value == "":
-            self.error(f"option {opt.name} needs a value")
-            return
-        if opt.kind == "spin":
+        with self.handover:
             try:
-                v = int(value)
-            except ValueError:
-                self.error(f"option {opt.name} value {value!r} is not an integer")
-                return
-            if not opt.lo <= v <= opt.hi:
-                self.error(f"option {opt.name} value {v} out of range [{opt.lo}, {opt.hi}]")
-                return
-        else:
-            if value.lower() not in ("true", "false"):
-                self.error(f"option {opt.name} value {value!r} is not true or false")
-                return
-            v = value.lower() == "true"
-        if opt.name == "Hash":
-            with self.handover:
-                opt.value = v
-                if self.engine is not None:
-                    self.engine.set_hash(v)
-        else:
-            opt.value = v
-        if opt.name == "UCI_Chess960" and self.engine is not None:
-            self.engine.chess960 = v
-        if opt.name in SEARCH_OPTIONS and self.engine is not None:
-            self._apply_search_options(self.engine)
-        tb = self.tablebases
-        tb.rule50 = self.options["syzygy50moverule"].value
-        tb.probe_limit = self.options["syzygyprobelimit"].value
-        tb.probe_depth = self.options["syzygyprobedepth"].value
-
-    def _apply_search_options(self, eng):
-        """Hand Threads, UCI_LimitStrength, UCI_Elo, Use NNUE and the EvalFile net to the
-        engine facade (at load time and on every later setoption)."""
-        eng.set_threads(self.options["threads"].value)
-        eng.limit_strength = self.options["uci_limitstrength"].value
-        eng.uci_elo = self.options["uci_elo"].value
-        if self.net is not None and eng.net is not self.net:
-            eng.set_net(self.net)
-        eng.set_use_nnue(self.options["use nnue"].value)
+                self.options.set(name, raw, self.engine)
+            except OptionError as exc:
+                self.error(str(exc))
 
     @staticmethod
     def _raw_value(line):
@@ -372,37 +359,6 @@ class UCI:
         (paths may contain spaces); "" if there is none."""
         m = re.search(r"(?:^|\s)value(?:\s+(.*))?$", line.strip())
         return (m.group(1) or "").strip() if m else ""
-
-    def _set_string(self, opt, value):
-        """Set a string option; ``BookFile`` and ``SyzygyPath`` load their file(s) first and
-        keep the previous value (and tables or book) when that fails."""
-        value = value or EMPTY
-        try:
-            if opt.name == "SyzygyPath":
-                n = self.tablebases.load(value)
-                if n:
-                    self.send(f"info string found {n} tablebases "
-                              f"(up to {self.tablebases.max_pieces} pieces)")
-            elif opt.name == "BookFile":
-                n = self.book.load(value)
-                if n:
-                    self.send(f"info string book {value} with {n} entries")
-            elif opt.name == "EvalFile":
-                if value == EMPTY:
-                    value = DEFAULT_NET
-                try:
-                    net = load_net(find_net(value))
-                except (OSError, ValueError) as exc:
-                    self.error(f"EvalFile {value!r}: {exc}; keeping EvalFile {opt.value}")
-                    return
-                self.net = net
-                if self.engine is not None:
-                    self.engine.set_net(net)
-                self.send(f"info string NNUE net {value} (hidden {net.hidden})")
-        except (TablebaseError, BookError) as exc:
-            self.error(f"{exc}; keeping {opt.name} {opt.value}")
-            return
-        opt.value = value
 
     def cmd_ucinewgame(self, args, line):
         self._stop_search()
