@@ -475,7 +475,7 @@ def _taper(mg, eg, phase, black_to_move):
     return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def evaluate_traced(st, ply, trace):
     """Static evaluation (int64 centipawns) of row ``ply`` of ``st`` from the side to move's view,
     tracing its coefficients into ``trace`` unless it is None.
