@@ -16,12 +16,12 @@ sidecar ``<data>.json`` with the same keys takes precedence. Missing keys are "u
 Malformed lines are counted and skipped.
 
 Method (chessprogramming wiki "Texel's Tuning Method", Peter Österlund): the evaluation is an
-exact linear form over the weight vector ``w`` (the evaluation traces its own coefficients,
-:func:`uci_engine.kernels.evaluate.evaluate_traced`); with the
-taper folded in, ``eval_white = phase/24 * (C_mg . w) + (24 - phase)/24 * (C_eg . w)`` is a sparse
+exact linear form over the weight vector ``w``, whose coefficients the evaluation traces itself
+(:func:`uci_engine.kernels.evaluate.evaluate_traced`, Ethereal's ``TRACE``); with the taper
+folded in, ``eval_white = phase/24 * (C_mg . w) + (24 - phase)/24 * (C_eg . w)`` is a sparse
 matrix ``A`` (scipy CSR, float64[n, N_WEIGHTS]) times ``w``. Each data file is converted to
 coefficients once (the compiled trace, tqdm bar) and cached next to it as ``<data>.coeffs.npz``,
-keyed on the file's size, mtime, the position limit and a digest of the extractor's source.
+keyed on the file's size, mtime, the position limit and a digest of the evaluation's source.
 
 1. ``K`` (the sigmoid scale, ``sigmoid(s) = 1 / (1 + 10 ** (-K * s / 400))``, s in centipawns)
    is fitted first with scipy's ``minimize_scalar`` to minimise the mean squared error between
@@ -148,7 +148,7 @@ def parse_line(line):
     return parts[0].strip(), score, result
 
 
-def _extractor_digest():
+def _evaluation_digest():
     """Digest (str) of the source that defines the coefficients, the evaluation (cache key)."""
     h = hashlib.blake2b(digest_size=8)
     h.update(str(CACHE_VERSION).encode())
@@ -159,7 +159,7 @@ def _extractor_digest():
 
 def _cache_key(path, limit):
     stat = os.stat(path)
-    return f"{stat.st_size}:{stat.st_mtime_ns}:{limit}:{_extractor_digest()}"
+    return f"{stat.st_size}:{stat.st_mtime_ns}:{limit}:{_evaluation_digest()}"
 
 
 def convert(path, limit=None, progress=True):
