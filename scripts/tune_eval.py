@@ -16,11 +16,12 @@ sidecar ``<data>.json`` with the same keys takes precedence. Missing keys are "u
 Malformed lines are counted and skipped.
 
 Method (chessprogramming wiki "Texel's Tuning Method", Peter Österlund): the evaluation is an
-exact linear form over the weight vector ``w`` (:mod:`uci_engine.kernels.eval_coeffs`); with the
-taper folded in, ``eval_white = phase/24 * (C_mg . w) + (24 - phase)/24 * (C_eg . w)`` is a sparse
+exact linear form over the weight vector ``w``, whose coefficients the evaluation traces itself
+(:func:`uci_engine.kernels.evaluate.evaluate_traced`, Ethereal's ``TRACE``); with the taper
+folded in, ``eval_white = phase/24 * (C_mg . w) + (24 - phase)/24 * (C_eg . w)`` is a sparse
 matrix ``A`` (scipy CSR, float64[n, N_WEIGHTS]) times ``w``. Each data file is converted to
-coefficients once (compiled extractor, tqdm bar) and cached next to it as ``<data>.coeffs.npz``,
-keyed on the file's size, mtime, the position limit and a digest of the extractor's source.
+coefficients once (the compiled trace, tqdm bar) and cached next to it as ``<data>.coeffs.npz``,
+keyed on the file's size, mtime, the position limit and a digest of the evaluation's source.
 
 1. ``K`` (the sigmoid scale, ``sigmoid(s) = 1 / (1 + 10 ** (-K * s / 400))``, s in centipawns)
    is fitted first with scipy's ``minimize_scalar`` to minimise the mean squared error between
@@ -147,19 +148,18 @@ def parse_line(line):
     return parts[0].strip(), score, result
 
 
-def _extractor_digest():
-    """Digest (str) of the sources that define the coefficients (cache key)."""
+def _evaluation_digest():
+    """Digest (str) of the source that defines the coefficients, the evaluation (cache key)."""
     h = hashlib.blake2b(digest_size=8)
     h.update(str(CACHE_VERSION).encode())
-    for name in ("eval_coeffs.py", "evaluate.py"):
-        with open(os.path.join(ROOT, "uci_engine", "kernels", name), "rb") as fh:
-            h.update(fh.read())
+    with open(os.path.join(ROOT, "uci_engine", "kernels", "evaluate.py"), "rb") as fh:
+        h.update(fh.read())
     return h.hexdigest()
 
 
 def _cache_key(path, limit):
     stat = os.stat(path)
-    return f"{stat.st_size}:{stat.st_mtime_ns}:{limit}:{_extractor_digest()}"
+    return f"{stat.st_size}:{stat.st_mtime_ns}:{limit}:{_evaluation_digest()}"
 
 
 def convert(path, limit=None, progress=True):
@@ -171,7 +171,7 @@ def convert(path, limit=None, progress=True):
     skipped lines: malformed, or an illegal FEN)."""
     from tqdm import tqdm
     from uci_engine.fen import parse_fen
-    from uci_engine.kernels.eval_coeffs import coeffs_batch
+    from uci_engine.kernels.evaluate import trace_batch
     from uci_engine.kernels.position import STATE_LEN, STM
 
     st = np.zeros((CHUNK, STATE_LEN), dtype=np.uint64)
@@ -186,7 +186,7 @@ def convert(path, limit=None, progress=True):
         nonlocal nnz, n_chunk
         if n_chunk == 0:
             return
-        indptr, indices, values, phases = coeffs_batch(st, np.int64(n_chunk))
+        indptr, indices, values, phases = trace_batch(st, np.int64(n_chunk))
         parts["indptr"].append(indptr[1:] + nnz)
         parts["indices"].append(indices)
         parts["values"].append(values)
@@ -260,8 +260,7 @@ def tapered_matrix(data):
     """scipy CSR float64[n, N_WEIGHTS] with the taper folded in: row . w = white-view eval
     (centipawns, without the integer floor)."""
     import scipy.sparse as sp
-    from uci_engine.kernels.eval_coeffs import IS_EG, N_WEIGHTS
-    from uci_engine.kernels.evaluate import PHASE_MAX
+    from uci_engine.kernels.evaluate import IS_EG, N_WEIGHTS, PHASE_MAX
     indptr = data["indptr"]
     n = len(indptr) - 1
     rows = np.repeat(np.arange(n), np.diff(indptr))
@@ -273,7 +272,7 @@ def tapered_matrix(data):
 
 def fixed_mask(a_train, frozen_names=()):
     """bool[N_WEIGHTS]: weights kept at their start value (see the module docstring)."""
-    from uci_engine.kernels.eval_coeffs import N_WEIGHTS, OFFSETS
+    from uci_engine.kernels.evaluate import N_WEIGHTS, OFFSETS
     fixed = np.zeros(N_WEIGHTS, dtype=np.bool_)
     fixed[OFFSETS["MATERIAL_MG"] + 0] = True            # pawn (mg) = the centipawn unit
     fixed[OFFSETS["MATERIAL_MG"] + 5] = True            # king material always cancels
@@ -427,7 +426,7 @@ def main(argv=None):
     if backend.selected() is None:
         backend.choose_and_select(args.sliders)
     from uci_engine import tuning
-    from uci_engine.kernels.eval_coeffs import N_WEIGHTS, OFFSETS
+    from uci_engine.kernels.evaluate import N_WEIGHTS, OFFSETS
 
     out = args.out or tuning.WEIGHTS_PATH
     if args.rewrite:

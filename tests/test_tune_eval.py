@@ -12,7 +12,7 @@ from uci_engine import tuning
 from uci_engine.fen import format_fen, parse_fen
 from uci_engine.kernels import evaluate as E
 from uci_engine.kernels import position as P
-from uci_engine.kernels.eval_coeffs import OFFSETS
+from uci_engine.kernels.evaluate import OFFSETS
 from uci_engine.kernels.movegen import generate_legal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
