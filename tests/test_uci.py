@@ -601,12 +601,34 @@ def test_bad_perft_depth(shared_raw):
     assert r.fen() == fen
 
 
-def test_engine_alive_after_bad_input(shared_raw):
-    r = shared_raw
-    r.send("uci")
-    r.expect("uciok")
-    for _ in range(3):
-        r.sync(5)
+# lines no GUI sends, beyond the malformed commands above: control characters, the engine's own
+# replies echoed back, a non-ASCII command, a 5000-move line (its second move is illegal)
+GARBAGE = ["\x01\x02\x03", "readyok", "bestmove e2e4", "\u00e9chec et mat",
+           "position startpos moves " + " ".join(["e2e4"] * 5000)]
+NOT_UTF8 = b"\xff\xfe not utf-8\n"
+
+
+def test_engine_alive_after_bad_input(raw):
+    """A fresh engine gets every malformed line in one burst, without waiting for the replies,
+    and then a line that is not UTF-8: each gets exactly one ``info string error:``, in order,
+    and the engine still answers ``readyok`` and plays a legal move from a legal position."""
+    bad = BAD_COMMANDS + GARBAGE
+    raw.send(*bad)
+    raw.proc.stdin.buffer.write(NOT_UTF8)
+    raw.proc.stdin.buffer.flush()
+    lines = raw.sync(30)
+    errors = [ln for ln in lines if ln.startswith("info string error:")]
+    assert len(errors) == len(bad) + 1, lines
+    assert "foo bar" in errors[0] and "not utf-8" in errors[-1], errors
+    raw.send(f"position startpos moves {BASE_MOVES}", "go depth 1")
+    lines = raw.expect("bestmove", 30)
+    assert not [ln for ln in lines if ln.startswith("info string error:")], lines
+    board = chess.Board()
+    for m in BASE_MOVES.split():
+        board.push_uci(m)
+    assert chess.Move.from_uci(bestmove_of(lines[-1])) in board.legal_moves, lines
+    assert raw.sync(10) == []
+    assert raw.fen() == board.fen()
 
 
 # --- command line ---------------------------------------------------------------------------
