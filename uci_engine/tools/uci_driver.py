@@ -21,6 +21,8 @@ from typing import Callable, Iterator
 READ_TIMEOUT = 10.0
 #: seconds to wait for the engine to exit after ``quit`` before killing it
 QUIT_TIMEOUT = 10.0
+#: seconds to wait for the exit status once stdout has closed (for the EOFError message)
+EXIT_WAIT = 1.0
 
 
 def engine_cmd() -> list[str]:
@@ -74,7 +76,11 @@ class UciPipe:
                                f"got so far: {self.log[-10:]}") from None
         if line is None:
             self._lines.put(None)                 # every later read sees the end too
-            raise EOFError(f"engine exited (rc={self.proc.poll()}); last lines "
+            try:
+                rc = self.proc.wait(EXIT_WAIT)    # stdout closes just before the exit status
+            except subprocess.TimeoutExpired:
+                rc = None
+            raise EOFError(f"engine exited (rc={rc}); last lines "
                            f"{self.log[-10:]}; stderr {''.join(self.stderr)[-2000:]}")
         self.log.append(line)
         return line
@@ -87,22 +93,26 @@ class UciPipe:
             except EOFError:
                 return
 
-    def read_until(self, pred: Callable[[str], bool],
-                   timeout: float | None = READ_TIMEOUT) -> list[str]:
+    def read_until(self, pred: Callable[[str], bool], timeout: float | None = READ_TIMEOUT,
+                   want: str = "matching line") -> list[str]:
         """Lines up to and including the first for which ``pred(line)`` holds, all within
-        ``timeout`` seconds (None: no limit)."""
+        ``timeout`` seconds (None: no limit); ``want`` names that line in the TimeoutError."""
         deadline = None if timeout is None else time.monotonic() + timeout
         out = []
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            line = self.readline(left)
+            try:
+                line = self.readline(left)
+            except TimeoutError:
+                raise TimeoutError(f"no {want} within {timeout} s; "
+                                   f"got so far: {self.log[-10:]}") from None
             out.append(line)
             if pred(line):
                 return out
 
     def expect(self, prefix: str, timeout: float | None = READ_TIMEOUT) -> list[str]:
         """Lines up to and including the first that starts with ``prefix``."""
-        return self.read_until(lambda s: s.startswith(prefix), timeout)
+        return self.read_until(lambda s: s.startswith(prefix), timeout, repr(prefix))
 
     def drain(self, seconds: float) -> list[str]:
         """Everything printed within ``seconds``."""
