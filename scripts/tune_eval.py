@@ -8,8 +8,9 @@ Usage::
         [--out PATH] [--dry-run]
     python scripts/tune_eval.py --rewrite     # rewrite the current module unchanged
 
-Data: the datagen text format, one position per line ``<FEN> | <score> | <result>``: the score
-in centipawns from White's view (int), the result 1.0 / 0.5 / 0.0 from White's view. Blank lines
+Data: the datagen text format (:mod:`uci_engine.dataformat`), one position per line
+``<FEN> | <score> | <result>``: the score in centipawns from White's view (int), the result
+1.0 / 0.5 / 0.0 from White's view. Blank lines
 and lines starting with ``#`` are skipped, except that a first line ``# {json}`` or
 ``# key=value ...`` describes the data (keys ``nodes``, ``seed``, ``commit``, ``command``); a
 sidecar ``<data>.json`` with the same keys takes precedence. Missing keys are "unknown".
@@ -71,9 +72,12 @@ import time
 
 import numpy as np
 
+import uci_engine
+from uci_engine.dataformat import is_record, parse_line
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+#: the imported package's kernels (whose sources key the coefficient cache)
+KERNELS_DIR = os.path.join(os.path.dirname(uci_engine.__file__), "kernels")
 
 DEFAULT_LAMBDA = 0.5
 DEFAULT_ITERS = 500
@@ -130,29 +134,11 @@ def read_meta(path):
     return {k: str(meta.get(k, "unknown")) for k in META_KEYS}
 
 
-def parse_line(line):
-    """``(fen, score, result)`` of one data line, or None for a blank/comment/malformed line."""
-    line = line.strip()
-    if not line or line.startswith("#"):
-        return None
-    parts = line.split("|")
-    if len(parts) != 3:
-        return None
-    try:
-        score = int(float(parts[1]))
-        result = float(parts[2])
-    except ValueError:
-        return None
-    if result not in (0.0, 0.5, 1.0):
-        return None
-    return parts[0].strip(), score, result
-
-
 def _evaluation_digest():
     """Digest (str) of the source that defines the coefficients, the evaluation (cache key)."""
     h = hashlib.blake2b(digest_size=8)
     h.update(str(CACHE_VERSION).encode())
-    with open(os.path.join(ROOT, "uci_engine", "kernels", "evaluate.py"), "rb") as fh:
+    with open(os.path.join(KERNELS_DIR, "evaluate.py"), "rb") as fh:
         h.update(fh.read())
     return h.hexdigest()
 
@@ -202,15 +188,13 @@ def convert(path, limit=None, progress=True):
             bar.update(len(raw))
             if limit is not None and len(scores) >= limit:
                 break
-            parsed = parse_line(raw.decode("utf-8", "replace"))
-            if parsed is None:
-                if raw.strip() and not raw.lstrip().startswith(b"#"):
-                    bad += 1
+            text = raw.decode("utf-8", "replace")
+            if not is_record(text):
                 continue
-            fen, score, result = parsed
             try:
+                fen, score, result = parse_line(text)
                 parse_fen(fen, st, mb, n_chunk)
-            except ValueError:
+            except ValueError:                 # a malformed line, or an illegal position
                 bad += 1
                 continue
             n_chunk += 1
