@@ -195,7 +195,8 @@ class UCI:
 
     def _announce_sliders(self):
         """Send the slider choice once: inside the ``uci`` reply when it is known by then
-        (clients ignore unknown lines there), else before the first ``readyok``."""
+        (clients ignore unknown lines there), else before the first ``readyok`` that finds
+        the kernels loaded."""
         if not self.sliders_announced and (self.sliders_text or self.load_error):
             self.sliders_announced = True
             if self.sliders_warning:
