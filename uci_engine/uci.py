@@ -447,6 +447,8 @@ class UCI:
         with self.handover:
             limits = self._parse_go(args)
             if self.engine is None and limits.perft is None:
+                if self._book_move(limits):
+                    return
                 # the kernels are still loading (or failed to): wait for them as long as the
                 # clock allows, else the fallback search answers
                 self._start_go(limits, self._go_while_loading, time.monotonic())
@@ -607,13 +609,17 @@ class UCI:
             return False
         if limits.infinite or limits.ponder or limits.mate or limits.searchmoves:
             return False
-        eng = self.engine
+        if self.engine is not None:
+            fen, chess960 = self.engine.fen(), self.engine.chess960
+        else:                                    # the kernels are still loading
+            board = self._pending_board()
+            fen, chess960 = board.fen(), board.chess960
         try:
-            hit = self.book.probe(eng.fen(), eng.chess960)
+            hit = self.book.probe(fen, chess960)
         except (ValueError, OSError) as exc:
             self.error(f"book probe failed: {exc}")
             return False
-        if hit is None or eng.parse_move(hit[0]) is None:
+        if hit is None or not self._is_legal(hit[0]):
             return False
         move, ponder = hit
         self.send(f"info string book move {move}")
