@@ -21,8 +21,8 @@ def _build_parser():
                    help="UCI: apply 'setoption name NAME value VALUE' before reading "
                         "commands (repeatable), for clients that cannot send options, such "
                         "as fastchess --compliance; a bad one gets 'info string error'. "
-                        "bench: the same options (e.g. 'Use NNUE=false', 'EvalFile=NET'); a "
-                        "bad one exits 2")
+                        "bench and warmup: the same options (e.g. 'Use NNUE=false', "
+                        "'EvalFile=NET'); a bad one exits 2")
     sub = p.add_subparsers(dest="command")
     sub.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     b = sub.add_parser("bench", help="fixed-depth search signature for OpenBench")
@@ -113,11 +113,13 @@ def main(argv=None):
     from .engine import Engine
     if args.command == "warmup":
         t = time.perf_counter()
-        from .warmup import start_leaf_compiler, warm_up
-        helper = start_leaf_compiler()
-        warm_up(Engine())
-        if helper is not None:
-            helper.wait()
+        from .warmup import warm_up
+        try:    # the UCI session's own load first (the lock, the leaf helper), then the rest
+            eng = _configured_engine(args.sliders, args.option)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        warm_up(eng)
         print(f"warmup done: sliders {text}, {time.perf_counter() - t:.1f} s")
         return 0
     if args.command == "datagen":
