@@ -10,6 +10,7 @@ import time
 import chess
 import numpy as np
 
+from uci_engine import startup
 from uci_engine import uci as uci_mod
 from uci_engine import warmup
 from uci_engine.kernels import rays
@@ -138,7 +139,7 @@ def test_cold_start_answers_isready_at_once_and_announces_once(monkeypatch):
     u, out, gate, arrived = _session(monkeypatch, cold=True)
     assert arrived.wait(60)
     assert _timed_isready(u) < 1.0                  # while the kernels are still compiling
-    msg = f"info string {uci_mod.COLD_START_TEXT}"
+    msg = f"info string {startup.COLD_START_TEXT}"
     assert out.getvalue().splitlines() == [msg, "readyok"]
     gate.set()
     assert u.ready.wait(60)
@@ -151,7 +152,7 @@ def test_warm_start_waits_for_the_load_and_is_quiet(monkeypatch):
     u, out, gate, arrived = _session(monkeypatch, cold=False)
     assert arrived.wait(60)
     threading.Timer(0.3, gate.set).start()
-    assert 0.2 < _timed_isready(u) < uci_mod.READY_PATIENCE_S + 0.5
+    assert 0.2 < _timed_isready(u) < startup.READY_PATIENCE_S + 0.5
     lines = out.getvalue().splitlines()
     assert lines[-1] == "readyok" and u.engine is not None
     assert not any("compiling" in ln or "loading" in ln for ln in lines)
@@ -163,8 +164,8 @@ def test_slow_load_answers_isready_after_the_patience(monkeypatch):
     u, out, gate, arrived = _session(monkeypatch, cold=False)
     assert arrived.wait(60)
     took = _timed_isready(u)
-    assert uci_mod.READY_PATIENCE_S - 0.1 < took < uci_mod.READY_PATIENCE_S + 1.0
-    assert out.getvalue().splitlines() == [f"info string {uci_mod.LOADING_TEXT}", "readyok"]
+    assert startup.READY_PATIENCE_S - 0.1 < took < startup.READY_PATIENCE_S + 1.0
+    assert out.getvalue().splitlines() == [f"info string {startup.LOADING_TEXT}", "readyok"]
     gate.set()
 
 
@@ -178,7 +179,7 @@ def test_go_while_compiling_plays_a_legal_fallback_move_and_says_so(monkeypatch)
     for mv in ("e2e4", "e7e5", "g1f3"):
         board.push_uci(mv)
     assert chess.Move.from_uci(best) in board.legal_moves
-    assert f"info string {uci_mod.FALLBACK_TEXT}" in out.getvalue().splitlines()
+    assert f"info string {startup.FALLBACK_TEXT}" in out.getvalue().splitlines()
     gate.set()
     assert u.ready.wait(60)
     assert u.engine.fen() == board.fen()            # the position reached the engine
@@ -197,7 +198,7 @@ def test_go_waits_for_kernels_that_get_ready_in_time(monkeypatch):
     board = chess.Board()
     board.push_uci("d2d4")
     assert chess.Move.from_uci(best) in board.legal_moves
-    assert f"info string {uci_mod.FALLBACK_TEXT}" not in out.getvalue().splitlines()
+    assert f"info string {startup.FALLBACK_TEXT}" not in out.getvalue().splitlines()
     assert any(ln.startswith("info depth") and " nps " in ln
                for ln in out.getvalue().splitlines())      # the engine's own search
 

@@ -154,7 +154,7 @@ def test_pip_install_first_start_loads_the_prebuilt_cache(venv_bin, tmp_path):
     first start on an empty per-user cache loads them: no compile announced, the marker in
     the user's cache, a legal move from the engine's own search (a depth-limited ``go`` waits
     for the kernels, so no fallback move can stand in)."""
-    from uci_engine.uci import COLD_START_TEXT, FALLBACK_TEXT
+    from uci_engine.startup import COLD_START_TEXT, FALLBACK_TEXT
     site = venv_bin.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
     markers = list((site / "site-packages" / "uci_engine" / "prebuilt").rglob("warm.ok"))
     assert len(markers) == 1, markers
