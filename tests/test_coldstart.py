@@ -14,48 +14,49 @@ from uci_engine import startup
 from uci_engine import uci as uci_mod
 from uci_engine import warmup
 from uci_engine.kernels import rays
+from uci_engine import numba_cache
 from uci_engine.numba_cache import fingerprint
 from uci_engine.kernels import sliders_magic as sm
 
 
 def test_is_cold_follows_the_marker(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    assert warmup.is_cold()
-    warmup.mark_warm()
-    assert not warmup.is_cold()
+    assert numba_cache.is_cold()
+    numba_cache.mark_warm()
+    assert not numba_cache.is_cold()
     other = dict(fingerprint(), cpu_name="another-cpu")    # a home shared with another machine
-    (tmp_path / warmup.MARKER).write_text(json.dumps(other))
-    assert warmup.is_cold()
-    (tmp_path / warmup.MARKER).write_text("ok\n")          # a marker from before fingerprints
-    assert warmup.is_cold()
+    (tmp_path / numba_cache.MARKER).write_text(json.dumps(other))
+    assert numba_cache.is_cold()
+    (tmp_path / numba_cache.MARKER).write_text("ok\n")          # a marker from before fingerprints
+    assert numba_cache.is_cold()
     monkeypatch.delenv("NUMBA_CACHE_DIR")
-    assert not warmup.is_cold()           # no cache directory chosen: nothing to announce
+    assert not numba_cache.is_cold()           # no cache directory chosen: nothing to announce
 
 
 def _prebuilt(root, marker):
     (root / "kernels").mkdir(parents=True)
     (root / "kernels" / "search.negamax-1.py311.nbi").write_bytes(b"index")
     (root / "kernels" / "search.negamax-1.py311.1.nbc").write_bytes(b"code")
-    (root / warmup.MARKER).write_text(json.dumps(marker))
+    (root / numba_cache.MARKER).write_text(json.dumps(marker))
 
 
 def test_seed_copies_a_fitting_prebuilt_cache(tmp_path):
     _prebuilt(tmp_path / "pre", fingerprint())
     user = tmp_path / "user"
-    assert warmup.seed_from_prebuilt(str(tmp_path / "pre"), str(user))
+    assert numba_cache.seed_from_prebuilt(str(tmp_path / "pre"), str(user))
     assert (user / "kernels" / "search.negamax-1.py311.1.nbc").read_bytes() == b"code"
     assert (user / "kernels" / "search.negamax-1.py311.nbi").read_bytes() == b"index"
-    assert json.loads((user / warmup.MARKER).read_text()) == fingerprint()
+    assert json.loads((user / numba_cache.MARKER).read_text()) == fingerprint()
     assert not [p for p in user.rglob("*") if p.name.startswith(".tmp")]
-    assert not warmup.seed_from_prebuilt(str(tmp_path / "pre"), str(user))   # warm already
+    assert not numba_cache.seed_from_prebuilt(str(tmp_path / "pre"), str(user))   # warm already
 
 
 def test_seed_skips_a_prebuilt_cache_of_another_machine(tmp_path):
     _prebuilt(tmp_path / "pre", dict(fingerprint(), numba="0.0.1"))
     user = tmp_path / "user"
-    assert not warmup.seed_from_prebuilt(str(tmp_path / "pre"), str(user))
+    assert not numba_cache.seed_from_prebuilt(str(tmp_path / "pre"), str(user))
     assert not user.exists()
-    assert not warmup.seed_from_prebuilt(str(tmp_path / "none"), str(user))
+    assert not numba_cache.seed_from_prebuilt(str(tmp_path / "none"), str(user))
 
 
 def test_compile_lock_admits_one_process_at_a_time(tmp_path, monkeypatch):
@@ -64,9 +65,9 @@ def test_compile_lock_admits_one_process_at_a_time(tmp_path, monkeypatch):
     order = []
 
     def second():
-        with warmup.compile_lock():
+        with numba_cache.compile_lock():
             order.append("second")
-    with warmup.compile_lock():
+    with numba_cache.compile_lock():
         t = threading.Thread(target=second)
         t.start()
         t.join(0.3)
@@ -111,9 +112,9 @@ def _session(monkeypatch, cold):
         arrived.set()
         assert gate.wait(60)
         real(engine, perft)
-    monkeypatch.setattr(warmup, "is_cold", lambda: cold)
+    monkeypatch.setattr(numba_cache, "is_cold", lambda: cold)
     monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
-    monkeypatch.setattr(warmup, "compile_lock", contextlib.nullcontext)
+    monkeypatch.setattr(numba_cache, "compile_lock", contextlib.nullcontext)
     monkeypatch.setattr(warmup, "warm_up", slow_warm_up)
     out = io.StringIO()
     return uci_mod.UCI(out=out), out, gate, arrived
@@ -281,9 +282,9 @@ def test_go_after_a_failed_load_still_answers_a_legal_move(monkeypatch):
     legal moves (the fallback search), instead of a GUI waiting forever for ``bestmove``."""
     def broken(engine, perft=True):
         raise RuntimeError("simulated compile failure")
-    monkeypatch.setattr(warmup, "is_cold", lambda: True)
+    monkeypatch.setattr(numba_cache, "is_cold", lambda: True)
     monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
-    monkeypatch.setattr(warmup, "compile_lock", contextlib.nullcontext)
+    monkeypatch.setattr(numba_cache, "compile_lock", contextlib.nullcontext)
     monkeypatch.setattr(warmup, "warm_up", broken)
     out = io.StringIO()
     u = uci_mod.UCI(out=out)

@@ -50,7 +50,7 @@ def select(backend):
 
     Installs :class:`uci_engine.numba_cache.PortableCacheLocator` (so it imports Numba), and
     fills an empty cache directory from the prebuilt cache of the installed package
-    when that fits this machine (:func:`uci_engine.warmup.seed_from_prebuilt`).
+    when that fits this machine (:func:`uci_engine.numba_cache.seed_from_prebuilt`).
 
     Raises ``ValueError`` for an unknown name, and ``RuntimeError`` if a different backend was
     already selected (compiled kernels cannot be rebound within one process)."""
@@ -64,8 +64,7 @@ def select(backend):
     os.environ["UCI_ENGINE_ACTIVE_SLIDERS"] = backend
     os.environ["NUMBA_CACHE_DIR"] = cache_dir(backend)
     _selected = backend
-    from . import numba_cache  # noqa: F401  (installs the kernels' cache locator)
-    from .warmup import seed_from_prebuilt
+    from .numba_cache import seed_from_prebuilt     # installs the kernels' cache locator
     seed_from_prebuilt(prebuilt_dir(backend), os.environ["NUMBA_CACHE_DIR"])
     return backend
 

@@ -3,7 +3,7 @@
 ``setup.py`` runs ``python -m uci_engine.prebuild`` in the build directory after setuptools has
 copied the package there, so the wheel carries the kernels compiled for the installing machine
 in ``uci_engine/prebuilt/<version>-py<XY>/<backend>-<digest>/``. The engine's first start copies
-them into the per-user cache (:func:`uci_engine.warmup.seed_from_prebuilt`) and answers
+them into the per-user cache (:func:`uci_engine.numba_cache.seed_from_prebuilt`) and answers
 ``readyok`` as on a warm cache, instead of compiling for about 15 s. The cache is only used
 where it loads: the same Numba version and compile target (the marker records both); anywhere
 else the engine compiles on its first start as before.

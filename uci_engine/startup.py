@@ -43,7 +43,8 @@ class KernelLoading:
                 self.sliders_text, self.sliders_warning = text, warning
             finally:
                 self.chosen.set()
-            from .warmup import compile_lock, is_cold, start_leaf_compiler, warm_up
+            from .numba_cache import compile_lock, is_cold
+            from .warmup import start_leaf_compiler, warm_up
             self.cold = is_cold()
             self.cold_known.set()
             # On an empty cache, processes starting together compile once: the others wait

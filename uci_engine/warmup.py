@@ -13,139 +13,14 @@ Nothing that a search does not need is compiled before ``readyok``: the slider t
 in numpy, perft compiles on the first ``go perft`` and the evaluation breakdown on the first
 ``eval``; ``uci-engine warmup`` compiles everything.
 """
-import contextlib
-import json
 import os
 import subprocess
 import sys
-import tempfile
-import threading
 
 import numpy as np
 
+from .numba_cache import is_cold, mark_warm
 from .timeman import Limits
-
-MARKER = "warm.ok"           # written once a cache directory's kernels are compiled
-LOCK = "compile.lock"        # held by the one process that compiles an empty cache directory
-
-
-def _marker_path(cache_dir=None):
-    return os.path.join(cache_dir or os.environ.get("NUMBA_CACHE_DIR", ""), MARKER)
-
-
-def _read_marker(path):
-    """The fingerprint (dict) a warm-up marker records, or None (no marker, or an old one)."""
-    try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def is_cold():
-    """True if the kernels of this cache directory (``$NUMBA_CACHE_DIR``, set by
-    :func:`uci_engine.backend.select`) must be compiled: its warm-up marker is missing, or was
-    written for another Numba version or CPU (a home directory shared between machines), whose
-    cache entries Numba refuses (:func:`uci_engine.numba_cache.fingerprint`)."""
-    if not os.environ.get("NUMBA_CACHE_DIR"):
-        return False
-    found = _read_marker(_marker_path())
-    if found is None:
-        return True
-    from .numba_cache import fingerprint
-    return found != fingerprint()
-
-
-def mark_warm():
-    """Record that ``$NUMBA_CACHE_DIR`` holds compiled kernels, for this fingerprint."""
-    from .numba_cache import fingerprint
-    try:
-        _write_atomic(_marker_path(), json.dumps(fingerprint()).encode())
-    except OSError:
-        pass
-
-
-def _write_atomic(path, data):
-    """Write ``data`` (bytes) to ``path`` through a temporary file and a rename, so a reader
-    never sees half a file. Raises OSError."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _link_or_copy(src, dest):
-    """Make ``dest`` a hard link to ``src`` (instant; Numba never writes a cache file in place,
-    it renames new ones over it), or a copy where links fail (another file system); either
-    through a temporary name and a rename. Raises OSError."""
-    folder = os.path.dirname(dest)
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".tmp-{os.getpid()}-{threading.get_ident()}-"
-                               f"{os.path.basename(dest)}")
-    try:
-        os.link(src, tmp)
-        os.replace(tmp, dest)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        with open(src, "rb") as fh:
-            _write_atomic(dest, fh.read())
-
-
-def seed_from_prebuilt(prebuilt, cache_dir):
-    """Fill the empty cache directory ``cache_dir`` from ``prebuilt``, the cache that
-    ``pip install .`` compiled into the package (:mod:`uci_engine.prebuild`), when that was
-    compiled by this Numba version for this CPU; returns True if it copied.
-
-    Does nothing if ``cache_dir`` is already warm from the same build or nothing prebuilt
-    fits. Every file is linked or copied through a rename (:func:`_link_or_copy`) and the marker
-    last, so processes starting together may all do it, and a process loading meanwhile sees
-    whole files. Errors only leave the cache cold."""
-    shipped = _read_marker(_marker_path(prebuilt))
-    if shipped is None or _read_marker(_marker_path(cache_dir)) == shipped:
-        return False
-    try:
-        from .numba_cache import fingerprint
-        if shipped != fingerprint():
-            return False
-        files = [os.path.relpath(os.path.join(folder, name), prebuilt)
-                 for folder, _, names in os.walk(prebuilt) for name in names]
-        for rel in sorted(files, key=lambda f: f == MARKER):          # the marker last
-            _link_or_copy(os.path.join(prebuilt, rel), os.path.join(cache_dir, rel))
-        return True
-    except OSError:
-        return False
-
-
-@contextlib.contextmanager
-def compile_lock():
-    """Hold the compile lock of ``$NUMBA_CACHE_DIR`` (an exclusive ``flock`` on its
-    ``compile.lock``; released when the block ends or the process dies), so processes that
-    start together on an empty cache compile its kernels once: the first one compiles, the
-    others wait here, then load what it cached. A no-op where ``fcntl`` or the directory is
-    unavailable."""
-    try:
-        import fcntl
-        folder = os.environ["NUMBA_CACHE_DIR"]
-        os.makedirs(folder, exist_ok=True)
-        fd = os.open(os.path.join(folder, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
-    except (ImportError, KeyError, OSError):
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
 
 def start_leaf_compiler():
     """On a cold cache (no marker in ``$NUMBA_CACHE_DIR``), start the helper process that
