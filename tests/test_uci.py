@@ -773,3 +773,26 @@ def test_setoption_line_of_a_command_line_option():
     assert setoption_line("Threads=2") == "setoption name Threads value 2"
     assert setoption_line("SyzygyPath=/a b/c") == "setoption name SyzygyPath value /a b/c"
     assert setoption_line("Clear Hash") == "setoption name Clear Hash"
+
+
+def test_engine_exits_when_its_client_dies_mid_search(warm_cache):
+    """A client that dies during a timed search closes both pipes: the engine stops and exits
+    (it used to hang forever: the failed info write killed the search thread before it marked
+    the search finished, and the loop waited for that at the end of its input)."""
+    p = subprocess.Popen(engine_cmd(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        p.stdin.write("uci\nisready\nd\n")
+        p.stdin.flush()
+        while not p.stdout.readline().startswith("Checkers:"):   # d: the kernels are loaded
+            pass
+        p.stdin.write("position startpos\ngo wtime 20000 btime 20000 winc 200 binc 200\n")
+        p.stdin.flush()
+        assert p.stdout.readline().startswith("info ")             # the search is running
+        p.stdout.close()
+        p.stdin.close()
+        assert p.wait(15) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -181,10 +181,7 @@ class KernelLoading:
             best = "0000"
         while (limits.infinite or self.pondering) and not self.release.is_set():
             self.release.wait(0.05)
-        with self.lock:
-            self.go_done.set()
-            self.out.write(f"bestmove {best}\n")
-            self.out.flush()
+        self.send_bestmove(f"bestmove {best}")
 
     # --- go helpers --------------------------------------------------------------------------
     INT_ARGS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",

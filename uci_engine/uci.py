@@ -64,6 +64,7 @@ class UCI(KernelLoading):
         self.pondering = False
         self.current_limits = None
         self.stop_event = threading.Event()  # `stop` for a go that waits for the kernels
+        self.out_closed = False              # the client closed our stdout
         # the position set while the kernels load: (fen, moves, python-chess board), or None
         self.pending_position = None
         self.tablebases = Tablebases()
@@ -139,8 +140,29 @@ class UCI(KernelLoading):
     # --- output ------------------------------------------------------------------------------
     def send(self, line):
         with self.lock:
+            self._write(line)
+
+    def _write(self, line):
+        """Write one line (the caller holds ``self.lock``). A client that has gone away
+        (closed pipe) stops the search instead of killing the thread that writes: the
+        search then ends, and the loop reads the end of its input and exits."""
+        if self.out_closed:
+            return
+        try:
             self.out.write(line + "\n")
             self.out.flush()
+        except (OSError, ValueError):            # BrokenPipeError, or a closed stream
+            self.out_closed = True
+            self.stop_event.set()
+            if self.engine is not None:
+                self.engine.request_stop()
+
+    def send_bestmove(self, msg):
+        """Mark the search finished, then send ``msg`` (``bestmove ...``): a command sent in
+        reply (setoption, go, ...) must find the engine idle, not searching."""
+        with self.lock:
+            self.go_done.set()
+            self._write(msg)
 
     def error(self, msg):
         self.send(f"info string error: {msg}")
@@ -476,30 +498,27 @@ class UCI(KernelLoading):
         eng = self.engine
         best = ponder = None
         try:
-            run = Limits(**{k: getattr(limits, k) for k in limits.__dataclass_fields__})
-            if limits.ponder:
-                run.infinite = True
-            best, ponder = eng.search(run, self._on_info, self.options["multipv"].value,
-                                      self.options["move overhead"].value,
-                                      tablebases=self.tablebases)
-        except Exception as exc:
-            self.error(f"search failed: {type(exc).__name__}: {exc}")
-            traceback.print_exc(file=sys.stderr)
-        if best is None:
-            legal = eng.legal_moves()
-            best = eng.move_to_uci(legal[0]) if legal else "0000"
-        # infinite and ponder searches wait for stop/ponderhit before answering
-        while (limits.infinite or self.pondering) and not self.release.is_set():
-            self.release.wait(0.05)
-        msg = f"bestmove {best}"
-        if ponder and best != "0000":
-            msg += f" ponder {ponder}"
-        # Mark the search finished before the GUI can see bestmove: a command sent in reply
-        # (setoption, go, ...) must find the engine idle, not "searching".
-        with self.lock:
-            self.go_done.set()
-            self.out.write(msg + "\n")
-            self.out.flush()
+            try:
+                run = Limits(**{k: getattr(limits, k) for k in limits.__dataclass_fields__})
+                if limits.ponder:
+                    run.infinite = True
+                best, ponder = eng.search(run, self._on_info, self.options["multipv"].value,
+                                          self.options["move overhead"].value,
+                                          tablebases=self.tablebases)
+            except Exception as exc:
+                self.error(f"search failed: {type(exc).__name__}: {exc}")
+                traceback.print_exc(file=sys.stderr)
+            if best is None:
+                legal = eng.legal_moves()
+                best = eng.move_to_uci(legal[0]) if legal else "0000"
+            # infinite and ponder searches wait for stop/ponderhit before answering
+            while (limits.infinite or self.pondering) and not self.release.is_set():
+                self.release.wait(0.05)
+        finally:
+            msg = f"bestmove {best}"
+            if ponder and best not in (None, "0000"):
+                msg += f" ponder {ponder}"
+            self.send_bestmove(msg)     # whatever happened: the loop must not wait forever
 
     def _on_info(self, d):
         score = f"mate {d['mate']}" if d["mate"] is not None else f"cp {d['score']}"
