@@ -53,6 +53,8 @@ class KernelLoading:
                 helper = start_leaf_compiler()
                 from .engine import Engine
                 eng = Engine(self.options["Hash"].value)
+                with self.handover:     # the options set so far (Use NNUE, EvalFile, Threads):
+                    self.options.apply_to(eng)   # warm_up then compiles the search they use
                 warm_up(eng, perft=False)
                 if helper is not None:
                     helper.wait()
