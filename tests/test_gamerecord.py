@@ -272,6 +272,19 @@ def test_datagen_records_convert_to_the_text_formats_lines(tmp_path, capsys):
         _run(text, "records", 3)
 
 
+def test_cli_datagen_writes_records_and_the_sidecar(tmp_path):
+    out = tmp_path / "cli.grec"
+    cmd = [sys.executable, "-m", "uci_engine", "datagen", "--out", str(out), "--format",
+           "records", "--games", "1", "--nodes", str(NODES), "--workers", "1", "--seed", "2",
+           "--quiet", "--book", str(BOOK_PATH)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert G.is_record_file(out) and len(list(G.read_games(out))) == 1
+    side = json.loads(Path(str(out) + ".json").read_text())
+    assert side["command"] == "uci-engine " + " ".join(cmd[3:])
+    assert side["settings"]["format"] == "records"
+
+
 def test_net_digest_is_the_files_sha256():
     net = Path(D.__file__).parent / "nets" / "gen2_h128.nnue"
     settings = D.Settings(nodes=NODES, eval_file=str(net))

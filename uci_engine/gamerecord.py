@@ -115,7 +115,8 @@ CASTLING_SLOTS = ((chess.WHITE, True), (chess.WHITE, False), (chess.BLACK, True)
 # --- encoding ---------------------------------------------------------------------------------
 def encode_start(board: chess.Board) -> np.ndarray:
     """The header (a HEADER_DTYPE scalar array, result 0) of ``board``'s position. Castling
-    rights are taken from ``board.castling_rights`` (rook squares, any files). Raises
+    rights are python-chess's cleaned ones (``clean_castling_rights``: rook squares, any
+    files). Raises
     ValueError for a position with more than 32 pieces or a counter beyond its field."""
     h = np.zeros((), HEADER_DTYPE)
     occ = int(board.occupied)
@@ -134,11 +135,12 @@ def encode_start(board: chess.Board) -> np.ndarray:
     h["stm"] = 0 if board.turn == chess.WHITE else 1
     h["ep_file"] = EP_NONE if board.ep_square is None else chess.square_file(board.ep_square)
     castling = 0
+    rights = board.clean_castling_rights()
     for i, (colour, h_side) in enumerate(CASTLING_SLOTS):
         file = ROOK_NONE
         king = board.king(colour)
-        for rook in chess.scan_forward(board.castling_rights & chess.BB_BACKRANKS
-                                       & board.occupied_co[colour]):
+        back_rank = chess.BB_RANK_1 if colour == chess.WHITE else chess.BB_RANK_8
+        for rook in chess.scan_forward(rights & back_rank):
             if king is not None and (chess.square_file(rook) > chess.square_file(king)) == h_side:
                 file = chess.square_file(rook)
         castling |= file << (4 * i)
