@@ -270,6 +270,13 @@ def test_datagen_records_convert_to_the_text_formats_lines(tmp_path, capsys):
         _run(rec, "text", 3)                                  # a record file as text: refused
     with pytest.raises(ValueError):
         _run(text, "records", 3)
+    bare = tmp_path / "bare.grec"                          # no sidecar: told by the magic
+    bare.write_bytes(rec.read_bytes())
+    with pytest.raises(ValueError, match="is a game-record file"):
+        _run(bare, "text", 1)
+    bare.write_bytes(text.read_bytes())
+    with pytest.raises(ValueError, match="is not a game-record file"):
+        _run(bare, "records", 1)
 
 
 def test_cli_datagen_writes_records_and_the_sidecar(tmp_path):

@@ -17,8 +17,8 @@ tuning method, chessprogramming wiki).
 
 With ``--format records`` each game is written whole in the compact binary format of
 :mod:`uci_engine.gamerecord` (start position, then a 16-bit move and a 16-bit White's-view
-score per ply, about 4 bytes a kept position): every ply, the random ones unscored, so the
-filter above is applied by the reader (``python -m uci_engine.gamerecord to-text`` gives the
+score per ply: 4 bytes a ply, about 6 a kept position): every ply, the random ones unscored,
+so the filter above is applied by the reader (``python -m uci_engine.gamerecord to-text`` gives the
 lines the text format would have written). The text format stays the default because
 scripts/tune_eval.py, fit_wdl.py and eval_loss.py read only text; scripts/train_nnue.py reads
 both.
@@ -438,6 +438,10 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     this run. ``workers`` local processes, or Ray tasks on the cluster at ``ray_address``
     ("local" starts one on this machine)."""
     prog = Progress(out, settings)
+    records = settings.fmt == "records"
+    if os.path.exists(out) and os.path.getsize(out) and is_record_file(out) != records:
+        raise ValueError(f"{out} is {'not ' if records else ''}a game-record file; "
+                         f"use another --out or --format {'text' if records else 'records'}")
     want_games = games
     t0 = time.perf_counter()
     written = 0
@@ -482,10 +486,6 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     source = next_games()
     interrupted = False
     handlers = _stop_on_signals()
-    records = settings.fmt == "records"
-    if os.path.exists(out) and os.path.getsize(out) and is_record_file(out) != records:
-        raise ValueError(f"{out} is {'not ' if records else ''}a game-record file; "
-                         f"use another --out or --format {'text' if records else 'records'}")
     with open(out, "ab") if records else open(out, "a", encoding="utf-8") as f:
         if records and f.tell() == 0:
             f.write(MAGIC)

@@ -19,7 +19,8 @@ so it never looks like the start of a game.
 header, :data:`HEADER_DTYPE` (32 bytes, packed)::
 
     offset size dtype  field
-     0     8    <u8    occupancy   bit s set when square s (a1 = 0, b1 = 1, ..., h8 = 63) is occupied
+     0     8    <u8    occupancy   bit s set when square s is occupied (a1 = 0, b1 = 1, ...,
+                                   h8 = 63)
      8    16    u1[16] pieces      4-bit piece code of each occupied square in ascending square
                                    order, the first square in the low nibble of byte 0; unused
                                    nibbles are 0. Code = 8 * colour + type: colour 0 White,
