@@ -254,6 +254,11 @@ def test_datagen_records_convert_to_the_text_formats_lines(tmp_path, capsys):
     _run(rec, "records", 1)
     s_rec = _run(rec, "records", 2)                             # resumes: plays game 1 only
     assert s_rec["games"] == 1
+    whole = rec.read_bytes()
+    rec.write_bytes(whole + whole[8:8 + 50])                # a crash in the middle of a game
+    assert G.complete_bytes(rec) == len(whole)
+    _run(rec, "records", 2)                                  # nothing to play: truncates
+    assert rec.read_bytes() == whole
     G.to_text(rec, conv)
     assert conv.read_text() == text.read_text()
     n = len(conv.read_text().splitlines())

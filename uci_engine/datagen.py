@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 from .dataformat import format_line
-from .gamerecord import MAGIC, SCORE_NONE, encode_game, is_record_file
+from .gamerecord import MAGIC, SCORE_NONE, complete_bytes, encode_game, is_record_file
 
 #: plies of the game after which an equal position can be adjudicated a draw
 DRAW_ADJ_PLY = 80
@@ -442,6 +442,13 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     if os.path.exists(out) and os.path.getsize(out) and is_record_file(out) != records:
         raise ValueError(f"{out} is {'not ' if records else ''}a game-record file; "
                          f"use another --out or --format {'text' if records else 'records'}")
+    if records and os.path.exists(out) and os.path.getsize(out):
+        size, keep = os.path.getsize(out), complete_bytes(out)
+        if keep < size:
+            # a game cut short by a crash is not in the sidecar: it is played again
+            log(f"datagen: {out}: dropping the {size - keep} bytes of a game cut short at "
+                f"offset {keep}")
+            os.truncate(out, keep)
     want_games = games
     t0 = time.perf_counter()
     written = 0

@@ -281,15 +281,12 @@ def is_record_file(path) -> bool:
         return fh.read(len(MAGIC)) == MAGIC
 
 
-def read_games(path) -> Iterator[Game]:
-    """Every :class:`Game` of record file ``path`` in file order. Checks the layout (not the
-    legality of the moves: :func:`replay` does). Raises ValueError ``"<path>: offset <byte>:
-    ..."`` for a bad magic, a header out of range, a game without its terminator (truncated
-    file) or trailing bytes."""
-    words, size = _read_words(path)
+def _spans(words):
+    """``(w, first, end)`` word indices (header, first ply, terminator) of each complete game of
+    a record file's words after its magic, in order, MAGICs between games skipped; the walk
+    stops at the first part that is not complete (a truncated header or a game without its
+    terminator). The caller finds where from the last span."""
     magic = np.frombuffer(MAGIC, "<u4")
-    if size < len(MAGIC) or not np.array_equal(words[:2], magic):
-        raise ValueError(f"{_where(path, 0)}: not a game-record file (no magic {MAGIC!r})")
     zeros = np.flatnonzero(words == 0)                     # terminator candidates
     head_words = HEADER_BYTES // 4
     w = 0
@@ -297,26 +294,59 @@ def read_games(path) -> Iterator[Game]:
         if w + 2 <= len(words) and np.array_equal(words[w:w + 2], magic):
             w += 2
             continue
-        offset = 4 * w
-        if w + head_words > len(words):
-            raise ValueError(f"{_where(path, offset)}: truncated game header "
-                             f"({size - offset} of {HEADER_BYTES} bytes)")
-        header = np.frombuffer(words[w:w + head_words].tobytes(), HEADER_DTYPE)[0]
+        first = w + head_words
+        k = np.searchsorted(zeros, first)
+        if first > len(words) or k == len(zeros):
+            return
+        end = int(zeros[k])
+        yield w, first, end
+        w = end + 1
+
+
+def _check_magic(path, words, size):
+    if size < len(MAGIC) or not np.array_equal(words[:2], np.frombuffer(MAGIC, "<u4")):
+        raise ValueError(f"{_where(path, 0)}: not a game-record file (no magic {MAGIC!r})")
+
+
+def read_games(path) -> Iterator[Game]:
+    """Every :class:`Game` of record file ``path`` in file order. Checks the layout (not the
+    legality of the moves: :func:`replay` does). Raises ValueError ``"<path>: offset <byte>:
+    ..."`` for a bad magic, a header out of range, a game without its terminator (truncated
+    file) or trailing bytes."""
+    words, size = _read_words(path)
+    _check_magic(path, words, size)
+    done = 0                                               # words of the complete games
+    for w, first, end in _spans(words):
+        header = np.frombuffer(words[w:first].tobytes(), HEADER_DTYPE)[0]
         try:
             start = decode_start(header).fen(en_passant="xfen")
         except ValueError as exc:
-            raise ValueError(f"{_where(path, offset)}: bad game header: {exc}") from None
-        first = w + head_words
-        k = np.searchsorted(zeros, first)
-        if k == len(zeros):
-            raise ValueError(f"{_where(path, offset)}: truncated game (no terminator before "
-                             f"the end of the file at byte {size})")
-        end = int(zeros[k])
+            raise ValueError(f"{_where(path, 4 * w)}: bad game header: {exc}") from None
         plies = np.frombuffer(words[first:end].tobytes(), PLY_DTYPE)
-        yield Game(offset, start, plies, RESULTS[int(header["result"])])
-        w = end + 1
+        yield Game(4 * w, start, plies, RESULTS[int(header["result"])])
+        done = end + 1
+    if done < len(words) and not np.array_equal(words[done:], np.frombuffer(MAGIC, "<u4")):
+        offset = 4 * done
+        if len(words) - done < HEADER_BYTES // 4:
+            raise ValueError(f"{_where(path, offset)}: truncated game header "
+                             f"({size - offset} of {HEADER_BYTES} bytes)")
+        raise ValueError(f"{_where(path, offset)}: truncated game (no terminator before the "
+                         f"end of the file at byte {size})")
     if size % 4:
         raise ValueError(f"{_where(path, 4 * len(words))}: {size % 4} trailing bytes")
+
+
+def complete_bytes(path) -> int:
+    """Bytes (int) of record file ``path`` up to the end of its last complete game (at least
+    the magic): a file cut by a crash in the middle of a game is truncated to this before more
+    games are appended (datagen's resume). Checks the layout only. Raises ValueError for a file
+    without the magic."""
+    words, size = _read_words(path)
+    _check_magic(path, words, size)
+    done = len(MAGIC) // 4
+    for _, _, end in _spans(words):
+        done = end + 1
+    return 4 * done
 
 
 def replay(path, game: Game) -> Iterator[tuple[chess.Board, chess.Move, int]]:
