@@ -83,7 +83,9 @@ import numpy as np
 
 from .dataformat import Record, format_line
 
-#: file magic, 8 bytes: 36 bits set, so never a valid occupancy (at most 32 pieces)
+#: pieces a position can have (16 a side), so the header holds 32 piece nibbles
+MAX_PIECES = 32
+#: file magic, 8 bytes: 36 bits set, so never a valid occupancy (at most MAX_PIECES)
 MAGIC = b"\xff\xffUCIGR1"
 HEADER_DTYPE = np.dtype([("occupancy", "<u8"), ("pieces", "u1", (16,)), ("stm", "u1"),
                          ("ep_file", "u1"), ("castling", "<u2"), ("halfmove", "u1"),
@@ -117,12 +119,12 @@ CASTLING_SLOTS = ((chess.WHITE, True), (chess.WHITE, False), (chess.BLACK, True)
 def encode_start(board: chess.Board) -> np.ndarray:
     """The header (a HEADER_DTYPE scalar array, result 0) of ``board``'s position. Castling
     rights are python-chess's cleaned ones (``clean_castling_rights``: rook squares, any
-    files). Raises
-    ValueError for a position with more than 32 pieces or a counter beyond its field."""
+    files). Raises ValueError for a position with more than MAX_PIECES pieces or a counter
+    beyond its field."""
     h = np.zeros((), HEADER_DTYPE)
     occ = int(board.occupied)
-    if occ.bit_count() > 32:
-        raise ValueError(f"{occ.bit_count()} pieces, at most 32")
+    if occ.bit_count() > MAX_PIECES:
+        raise ValueError(f"{occ.bit_count()} pieces, at most {MAX_PIECES}")
     if not 0 <= board.halfmove_clock <= 0xFF or not 1 <= board.fullmove_number <= 0xFFFF:
         raise ValueError(f"move counters {board.halfmove_clock} {board.fullmove_number} do "
                          f"not fit (halfmove 0..255, fullmove 1..65535)")
@@ -130,7 +132,7 @@ def encode_start(board: chess.Board) -> np.ndarray:
     for sq in chess.scan_forward(occ):
         piece = board.piece_at(sq)
         nibbles.append(COLOUR_BIT * (piece.color == chess.BLACK) + piece.piece_type - 1)
-    nibbles += [0] * (32 - len(nibbles))
+    nibbles += [0] * (2 * len(h["pieces"]) - len(nibbles))
     h["occupancy"] = occ
     h["pieces"] = [lo | (hi << 4) for lo, hi in zip(nibbles[0::2], nibbles[1::2])]
     h["stm"] = 0 if board.turn == chess.WHITE else 1
@@ -171,7 +173,7 @@ def encode_game(start_fen: str, plies: Sequence[tuple[int, int]], result: float)
             raise ValueError(f"ply {int(np.argmax(bad))}: move {int(moves[bad][0]):#x} is not "
                              f"a 16-bit record move")
         p["move"][:-1] = moves
-        p["score"][:-1] = np.clip(scores, SCORE_NONE, 32767)
+        p["score"][:-1] = np.clip(scores, SCORE_NONE, np.iinfo(np.int16).max)
     return h.tobytes() + p.tobytes()
 
 
@@ -179,12 +181,13 @@ def move_code(board: chess.Board, move: chess.Move) -> int:
     """The 16-bit record move (int) of python-chess ``move``, legal on ``board`` (castling in
     either of python-chess's notations)."""
     if board.is_castling(move):
-        king = move.from_square
-        rook_file = (7 if chess.square_file(move.to_square) > chess.square_file(king) else 0) \
-            if not board.chess960 and chess.square_distance(king, move.to_square) == 2 \
-            else chess.square_file(move.to_square)
-        return king | (chess.square(rook_file, chess.square_rank(king)) << 6) | \
-            (FLAG_CASTLE << 12)
+        king, rook = move.from_square, move.to_square
+        if board.piece_type_at(rook) != chess.ROOK:         # king to g/c file: find the rook
+            h_side = chess.square_file(rook) > chess.square_file(king)
+            rook = next(sq for sq in chess.scan_forward(board.clean_castling_rights()
+                                                        & chess.BB_RANKS[chess.square_rank(king)])
+                        if (chess.square_file(sq) > chess.square_file(king)) == h_side)
+        return king | (rook << 6) | (FLAG_CASTLE << 12)
     flag = FLAG_NORMAL
     if board.is_en_passant(move):
         flag = FLAG_EP
@@ -215,15 +218,15 @@ def decode_start(h: np.ndarray) -> chess.Board:
     Raises ValueError (without an offset) for a field out of range or an invalid position."""
     occ = int(h["occupancy"])
     n = occ.bit_count()
-    if n > 32:
-        raise ValueError(f"occupancy has {n} squares, at most 32")
+    if n > MAX_PIECES:
+        raise ValueError(f"occupancy has {n} squares, at most {MAX_PIECES}")
     if int(h["stm"]) > 1 or int(h["ep_file"]) > EP_NONE or int(h["result"]) > 2 \
             or int(h["fullmove"]) == 0:
         raise ValueError(f"header field out of range (stm {int(h['stm'])}, ep file "
                          f"{int(h['ep_file'])}, result {int(h['result'])}, fullmove "
                          f"{int(h['fullmove'])})")
     packed = h["pieces"]
-    nibbles = np.empty(32, np.uint8)
+    nibbles = np.empty(2 * len(packed), np.uint8)
     nibbles[0::2], nibbles[1::2] = packed & 15, packed >> 4
     board = chess.Board(None, chess960=True)
     for i, sq in enumerate(chess.scan_forward(occ)):
