@@ -45,13 +45,13 @@ import sys
 
 import numpy as np
 
+from uci_engine import provenance
+from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
+from uci_engine.tools import stats
+from uci_engine.tools.args import parse_args
+from uci_engine.tools.match import quiet_engine_logs, run_match
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-sys.path.insert(0, ROOT)
-from uci_engine import provenance  # noqa: E402
-from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT  # noqa: E402
-from uci_engine.tools import stats  # noqa: E402
-from uci_engine.tools.args import parse_args  # noqa: E402
-from uci_engine.tools.match import quiet_engine_logs, run_match  # noqa: E402
 
 #: Stockfish 15.1's UCI_Elo range (src/ucioption.cpp: ``UCI_Elo`` spin 1350..2850 in 15.0,
 #: 1320..3190 in 15.1 after the recalibration of skill levels)
@@ -308,8 +308,14 @@ def _brief(r):
             for k in keep if k in r}
 
 
+#: verify levels the --help estimate assumes (every 200 Elo of a range of about 1,500 Elo)
+HELP_VERIFY_LEVELS = 8
+
+
 def main(argv=None):
     hours = estimated_hours(DEFAULT_PLAN, DEFAULT_GAMES, DEFAULT_TC, DEFAULT_CONCURRENCY)
+    verify_hours = estimated_hours((), DEFAULT_GAMES, DEFAULT_TC, DEFAULT_CONCURRENCY,
+                                   range(HELP_VERIFY_LEVELS))
     plan_text = ", ".join(f"{s}:{n}" for s, n in DEFAULT_PLAN)
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -319,10 +325,9 @@ def main(argv=None):
                 f"{DEFAULT_CONCURRENCY}: about {hours:.1f} hours on 2 cores "
                 f"({MOVES_PER_GAME} moves a side, {OUR_NPS:,} nps, {CLOCK_SHARE:.0%} of "
                 f"Stockfish's clock). --verify then plays each level of the new range every 200 "
-                f"Elo at the same games and clock (about "
-                f"{estimated_hours((), DEFAULT_GAMES, DEFAULT_TC, DEFAULT_CONCURRENCY, range(8)):.1f} "
-                f"hours for 8 levels). docs/calibration-elo-plan.md has the plan and the "
-                f"commands."))
+                f"Elo at the same games and clock (about {verify_hours:.1f} hours for "
+                f"{HELP_VERIFY_LEVELS} levels). docs/calibration-elo-plan.md has the plan and "
+                f"the commands."))
     ap.add_argument("--ours", default="uci-engine", help="our engine's command")
     ap.add_argument("--stockfish", default="/usr/games/stockfish",
                     help="Stockfish's command (Debian's stockfish 15.1: install-opponents)")
