@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from uci_engine import provenance, strength_params
+from uci_engine import provenance, strength_params, wdl_params
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
 
@@ -32,6 +32,10 @@ def _expected_evaluation():
     return "hand-crafted", None, None
 
 
+def _recorded_evaluation(record):
+    return record["evaluation"], record["net"], record["net_sha256"]
+
+
 def test_default_net_digest_is_known():
     evaluation, net, digest = _expected_evaluation()
     if evaluation == "nnue":
@@ -43,14 +47,19 @@ def test_default_net_digest_is_known():
 @pytest.mark.xfail(strict=True, reason="UCI_Elo not yet recalibrated for the NNUE default: "
                                        "scripts/calibrate_elo.py (docs/calibration-elo-plan.md)")
 def test_uci_elo_calibration_is_for_the_default_net():
-    evaluation, net, digest = _expected_evaluation()
-    rec = strength_params.RECORD
-    assert (rec["evaluation"], rec["net"], rec["net_sha256"]) == (evaluation, net, digest), (
+    assert _recorded_evaluation(strength_params.RECORD) == _expected_evaluation(), (
         "uci_engine/strength_params.py was calibrated with another evaluation than the "
         "default: run scripts/calibrate_elo.py")
 
 
-@pytest.mark.parametrize("module", [strength_params], ids=["uci_elo"])
+def test_wdl_model_is_fitted_for_the_default_net():
+    assert _recorded_evaluation(wdl_params.RECORD) == _expected_evaluation(), (
+        "uci_engine/wdl_params.py was fitted on another evaluation's scores than the default: "
+        "run uci-engine datagen with the default net and scripts/fit_wdl.py")
+    assert wdl_params.RECORD["positions"] > 0
+
+
+@pytest.mark.parametrize("module", [strength_params, wdl_params], ids=["uci_elo", "wdl"])
 def test_records_say_how_they_were_made(module):
     for field in ("evaluation", "net", "net_sha256", "date", "command"):
         assert field in module.RECORD
