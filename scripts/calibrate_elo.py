@@ -341,7 +341,9 @@ def main(argv=None):
     ap.add_argument("--results", default=DEFAULT_RESULTS,
                     help="JSON-lines file the matches are appended to (resume)")
     ap.add_argument("--pgn-dir", default=None, help="write each match's PGN here")
-    ap.add_argument("--out", default=DEFAULT_OUT, help="the generated constants module")
+    ap.add_argument("--out", default=None,
+                    help="the generated constants module (default uci_engine/strength_params.py;"
+                         " required with --small)")
     ap.add_argument("--verify", action="store_true",
                     help="play our UCI_Elo levels against Stockfish at the same UCI_Elo")
     ap.add_argument("--levels", default=None,
@@ -360,6 +362,10 @@ def main(argv=None):
     command = "python scripts/calibrate_elo.py " + " ".join(
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     maxmoves = None
+    if args.out is None:
+        if args.small:
+            ap.error("--small needs --out: it must not overwrite the shipped constants")
+        args.out = DEFAULT_OUT
     if args.small:                      # the small mode's values, unless given explicitly
         small = {"plan": SMALL_PLAN, "games": SMALL_GAMES, "tc": SMALL_TC}
         for name, value in small.items():
