@@ -17,7 +17,7 @@ Method (docs/calibration-elo-plan.md):
 3. **Range.** An Elo level is supported when the fitted line's 95 % confidence interval at that
    level lies inside the span of the measured match Elos; ``ELO_MIN`` and ``ELO_MAX`` are the
    ends of the supported span (rounded inward to ``ELO_ROUNDING``), so the range reaches as far
-   as the games back it, beyond Stockfish's 3190 if our engine beats that level.
+   as the games back it, beyond Stockfish's top level if our engine beats it.
 4. **Verify** (``--verify``): our engine at ``UCI_LimitStrength=true UCI_Elo=E`` (the node law
    plus the noisy pick of :mod:`uci_engine.strength`) against Stockfish at the same ``E`` and
    the same clock, for each level of ``--levels``; a level passes when 0 lies in the 95 %
@@ -53,9 +53,10 @@ from uci_engine.tools.match import quiet_engine_logs, run_match
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
-#: Stockfish 15.1's UCI_Elo range (src/ucioption.cpp: ``UCI_Elo`` spin 1350..2850 in 15.0,
-#: 1320..3190 in 15.1 after the recalibration of skill levels)
-SF_ELO_MIN, SF_ELO_MAX = 1320, 3190
+#: Debian Stockfish 15.1's UCI_Elo range, as its ``uci`` answer declares it (``option name
+#: UCI_Elo type spin default 1350 min 1350 max 2850``; 1320..3190 came with Stockfish 16). The
+#: script reads the range from the opponent's ``uci`` answer and checks the plan against it.
+SF_ELO_MIN, SF_ELO_MAX = 1350, 2850
 #: the node law's reference point: ELO_ANCHOR is the fitted Elo at this many nodes per move
 NODES_AT_ANCHOR = 1000
 #: two-sided 95 % normal quantile
@@ -65,8 +66,8 @@ ELO_ROUNDING = 10
 #: ``S:NODES`` pairs of the node-law pass: each node count is a guess at where our NNUE engine
 #: scores about 50 % against Stockfish at S (the hand-crafted law of 2026-11-23 plus the ~400
 #: Elo the NNUE gained, issue 32); the fit does not need them to be right, only spread
-DEFAULT_PLAN = ((1320, 100), (1600, 300), (1900, 1000), (2200, 4000), (2500, 16000),
-                (2800, 100000), (3190, 1000000))
+DEFAULT_PLAN = ((1350, 100), (1600, 300), (1900, 1000), (2200, 4000), (2500, 16000),
+                (2850, 100000), (2850, 1000000))
 #: games per match (the issue asks for at least 40 a level)
 DEFAULT_GAMES = 40
 #: Stockfish's clock (and ours in --verify); Stockfish's UCI_Elo is anchored at 60+0.6
@@ -84,7 +85,7 @@ MOVES_PER_GAME = 60
 OUR_NPS = 1_500_000
 CLOCK_SHARE = 0.8
 #: --small: a plan, games, clock and game length the test suite can afford with fake engines
-SMALL_PLAN = ((1320, 100), (1600, 400))
+SMALL_PLAN = ((1350, 100), (1600, 400))
 SMALL_GAMES = 2
 SMALL_TC = "1+0.01"
 SMALL_MAXMOVES = 20
@@ -93,12 +94,28 @@ SF_OPTIONS = ("option.UCI_LimitStrength=true", "option.Threads=1", "option.Move 
 
 
 def parse_plan(text):
-    """``S:NODES`` pairs (tuple of (int, int)) of a comma-separated plan string."""
+    """``S:NODES`` pairs (tuple of (int, int)) of a comma-separated plan string; ValueError for
+    a node count below 1."""
     plan = []
     for item in text.split(","):
         s, _, n = item.strip().partition(":")
-        plan.append((int(s), int(n)))
+        sf_elo, nodes = int(s), int(n)
+        if nodes < 1:
+            raise ValueError(f"{item!r}: nodes from 1")
+        plan.append((sf_elo, nodes))
     return tuple(plan)
+
+
+def uci_elo_range(cmd):
+    """(min, max) of the ``UCI_Elo`` option engine ``cmd`` declares in its ``uci`` answer; None
+    when it declares none (or does not start)."""
+    try:
+        out = subprocess.run(shlex.split(cmd), input="uci\nquit\n", capture_output=True,
+                             text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"option name UCI_Elo type spin .*?min (-?\d+) max (-?\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def tc_seconds(tc):
@@ -120,11 +137,11 @@ def estimated_hours(plan, games, tc, concurrency, verify_levels=()):
     return seconds / concurrency / 3600
 
 
-def default_verify_levels(elo_min, elo_max, step=200):
+def default_verify_levels(elo_min, elo_max, sf_range, step=200):
     """UCI_Elo levels (list of int) for --verify: every ``step`` from ``elo_min``, and
-    ``elo_max``."""
-    levels = list(range(elo_min, elo_max, step))
-    return levels + [elo_max]
+    ``elo_max``, each within Stockfish's ``sf_range`` (a level beyond it has no opponent)."""
+    levels = list(range(elo_min, elo_max, step)) + [elo_max]
+    return [e for e in levels if sf_range[0] <= e <= sf_range[1]]
 
 
 def runner_argv(ours, sf, sf_elo, ours_opts, games, tc, ours_tc, concurrency, book, seed, pgn,
@@ -282,7 +299,8 @@ def write_params(path, summary, verify, info):
                 "per_doubling": round(summary["per_doubling"], 1),
                 "per_doubling_se": round(summary["per_doubling_se"], 1),
                 "supported": [lo, hi]},
-        "games_per_level": {str(r["sf_elo"]): r["games"] for r in summary["matches"]},
+        "games_per_level": {f"{r['sf_elo']}:{r['nodes']}": r["games"]
+                            for r in summary["matches"]},
         "matches": [_brief(r) for r in summary["matches"]],
         "verify": [_brief(r) for r in verify],
     })
@@ -382,14 +400,22 @@ def main(argv=None):
     base = {"tc": args.tc, "games": args.games, "ours_cmd": args.ours, "sf_cmd": args.stockfish,
             "net_sha256": net_sha}
 
+    # the opponent's own UCI_Elo range; a level outside it would be refused by the engine
+    # (our runner warns and Stockfish then plays at its default): stop before playing
+    declared = uci_elo_range(args.stockfish)
+    sf_range = declared or (SF_ELO_MIN, SF_ELO_MAX)
     from uci_engine import strength
     if args.verify:
         levels = ([int(x) for x in args.levels.split(",")] if args.levels
-                  else default_verify_levels(strength.ELO_MIN, strength.ELO_MAX))
+                  else default_verify_levels(strength.ELO_MIN, strength.ELO_MAX, sf_range))
         law = [strength.NODES_AT_ANCHOR, strength.ELO_ANCHOR, strength.ELO_PER_NODE_DOUBLING]
         todo = [dict(base, mode="verify", sf_elo=e, uci_elo=e, law=law) for e in levels]
     else:
         todo = [dict(base, mode="nodes", sf_elo=s, nodes=n) for s, n in args.plan]
+    outside = sorted({t["sf_elo"] for t in todo if not sf_range[0] <= t["sf_elo"] <= sf_range[1]})
+    if declared and outside:
+        ap.error(f"Stockfish levels {outside} are outside {args.stockfish}'s UCI_Elo range "
+                 f"{declared[0]}..{declared[1]}")
     if args.verify:
         hours = estimated_hours((), args.games, args.tc, args.concurrency, levels)
     else:

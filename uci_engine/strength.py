@@ -29,7 +29,7 @@ import random
 from .strength_params import (ELO_ANCHOR, ELO_MAX, ELO_MIN, ELO_PER_NODE_DOUBLING,  # noqa: F401
                               NODES_AT_ANCHOR)
 
-STOCKFISH_ELO_DEFAULT = 1320   # Stockfish's default UCI_Elo (its lowest)
+STOCKFISH_ELO_DEFAULT = 1320   # Stockfish 16's default (and lowest) UCI_Elo; 15.1's is 1350
 ELO_DEFAULT = min(max(STOCKFISH_ELO_DEFAULT, ELO_MIN), ELO_MAX)
 NODES_MIN = 64            # a floor, never reached from ELO_MIN with the constants above
 SKILL_MULTIPV = 4         # Stockfish searches at least 4 lines with a skill level
