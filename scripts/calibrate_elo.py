@@ -45,7 +45,7 @@ import sys
 
 import numpy as np
 
-from uci_engine import provenance
+from uci_engine import provenance, strength
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
 from uci_engine.tools.args import parse_args
@@ -404,7 +404,6 @@ def main(argv=None):
     # (our runner warns and Stockfish then plays at its default): stop before playing
     declared = uci_elo_range(args.stockfish)
     sf_range = declared or (SF_ELO_MIN, SF_ELO_MAX)
-    from uci_engine import strength
     if args.verify:
         levels = ([int(x) for x in args.levels.split(",")] if args.levels
                   else default_verify_levels(strength.ELO_MIN, strength.ELO_MAX, sf_range))
