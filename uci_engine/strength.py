@@ -4,10 +4,11 @@ root moves (plain Python).
 Two knobs, both driven by the requested Elo and both smooth across the range:
 
 * a node limit per move, geometric in the Elo: ``NODES_AT_ANCHOR * 2 ** ((elo - ELO_ANCHOR) /
-  ELO_PER_NODE_DOUBLING)``. Against Debian Stockfish's own ``UCI_Elo`` a node limit moved our
-  strength by about 90 Elo per doubling between 200 and 100,000 nodes (README, "UCI_Elo
-  calibration"); at ELO_MAX it is about 80,000 nodes, half of what a move of a 5+0.05 game
-  gets at full strength, which measured about 2110 on that scale;
+  ELO_PER_NODE_DOUBLING)``, the node law fitted against Debian Stockfish 15.1's own
+  ``UCI_Elo`` by scripts/calibrate_elo.py, which writes these constants and the range
+  ELO_MIN .. ELO_MAX (the levels its matches support) to :mod:`uci_engine.strength_params`
+  with their record (net digest, commit, every match; docs/calibration.md,
+  docs/calibration-elo-plan.md);
 * a controlled choice among ``SKILL_MULTIPV`` root lines (Stockfish's skill-level idea,
   src/search.cpp ``Skill::pick_best``, with our own noise): each line's score gets a uniform
   random push in ``[0, noise_for(elo))`` centipawns and the highest total is played, so a move
@@ -22,15 +23,14 @@ first calibration in README); the noise here is bounded in centipawns instead.
 """
 import random
 
-ELO_MIN = 1320            # Stockfish's lowest UCI_Elo
-ELO_MAX = 2100            # our full strength at 5+0.05 on Stockfish's scale (README)
-ELO_DEFAULT = 1320        # Stockfish's default UCI_Elo
-# Node limit: NODES_AT_ANCHOR nodes per move (one line) play at ELO_ANCHOR, gaining
-# ELO_PER_NODE_DOUBLING per doubling: the weighted least-squares line through eight node-bound
-# matches against Stockfish's UCI_Elo, 20-40 games each (README, "UCI_Elo calibration").
-NODES_AT_ANCHOR = 1000
-ELO_ANCHOR = 1530
-ELO_PER_NODE_DOUBLING = 90
+# The node law and the supported range, fitted by scripts/calibrate_elo.py: NODES_AT_ANCHOR
+# nodes per move (one line) play at ELO_ANCHOR on Stockfish's UCI_Elo scale, gaining
+# ELO_PER_NODE_DOUBLING per doubling; strength_params.RECORD says what with.
+from .strength_params import (ELO_ANCHOR, ELO_MAX, ELO_MIN, ELO_PER_NODE_DOUBLING,  # noqa: F401
+                              NODES_AT_ANCHOR)
+
+STOCKFISH_ELO_DEFAULT = 1320   # Stockfish 16's default (and lowest) UCI_Elo; 15.1's is 1350
+ELO_DEFAULT = min(max(STOCKFISH_ELO_DEFAULT, ELO_MIN), ELO_MAX)
 NODES_MIN = 64            # a floor, never reached from ELO_MIN with the constants above
 SKILL_MULTIPV = 4         # Stockfish searches at least 4 lines with a skill level
 MULTIPV_NODE_FACTOR = 2   # an estimate: lines 2-4 reuse the TT entries of line 1

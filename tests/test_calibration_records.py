@@ -1,0 +1,190 @@
+"""The UCI_Elo calibration and the WDL fit: their records match the shipped default net, the
+node-law fit recovers known constants, scripts/calibrate_elo.py runs end to end against fake
+engines, and UCI_ShowWDL's estimates of clearly won, drawn and lost positions are sensible."""
+import importlib.util
+import math
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from uci_engine import provenance, strength_params, wdl_params
+from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
+from uci_engine.tools import stats
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKES = ROOT / "tests" / "fake_engines"
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _expected_evaluation():
+    """(evaluation, net, sha256) the engine plays with by default."""
+    if USE_NNUE_DEFAULT:
+        return "nnue", DEFAULT_NET, provenance.net_sha256(DEFAULT_NET)
+    return "hand-crafted", None, None
+
+
+def _recorded_evaluation(record):
+    return record["evaluation"], record["net"], record["net_sha256"]
+
+
+def test_default_net_digest_is_known():
+    evaluation, net, digest = _expected_evaluation()
+    if evaluation == "nnue":
+        assert digest is not None and len(digest) == 64, f"{net} not found"
+
+
+# Strict: when strength_params is regenerated for the default net this XPASSes, which fails
+# the suite until the marker is removed.
+@pytest.mark.xfail(strict=True, reason="UCI_Elo not yet recalibrated for the NNUE default: "
+                                       "scripts/calibrate_elo.py (docs/calibration-elo-plan.md)")
+def test_uci_elo_calibration_is_for_the_default_net():
+    assert _recorded_evaluation(strength_params.RECORD) == _expected_evaluation(), (
+        "uci_engine/strength_params.py was calibrated with another evaluation than the "
+        "default: run scripts/calibrate_elo.py")
+
+
+def test_wdl_model_is_fitted_for_the_default_net():
+    assert _recorded_evaluation(wdl_params.RECORD) == _expected_evaluation(), (
+        "uci_engine/wdl_params.py was fitted on another evaluation's scores than the default: "
+        "run uci-engine datagen with the default net and scripts/fit_wdl.py")
+    assert wdl_params.RECORD["positions"] > 0
+
+
+@pytest.mark.parametrize("module", [strength_params, wdl_params], ids=["uci_elo", "wdl"])
+def test_records_say_how_they_were_made(module):
+    for field in ("evaluation", "net", "net_sha256", "date", "command"):
+        assert field in module.RECORD
+    assert "do not edit" in module.__doc__
+
+
+def test_uci_elo_record_has_its_games():
+    assert strength_params.RECORD["games_per_level"]
+    assert strength_params.ELO_MIN < strength_params.ELO_MAX
+
+
+def test_node_law_fit_recovers_known_constants():
+    """Synthetic matches from a known law (anchor 1900 at 1000 nodes, 120 Elo per doubling):
+    each match's pentanomial is drawn from the score that law predicts, its Elo taken as the
+    script takes it; the weighted fit finds the law within its error, and the supported range
+    lies inside the data."""
+    cal = _script("calibrate_elo")
+    anchor, per_doubling = 1900.0, 120.0
+    rng = np.random.default_rng(11)
+    nodes, elos, errors = [], [], []
+    for sf_elo, n in ((1320, 64), (1600, 250), (1900, 1000), (2200, 4000), (2500, 16000),
+                      (2800, 64000), (3190, 512000)):
+        true = anchor + per_doubling * math.log2(n / cal.NODES_AT_ANCHOR)
+        p = stats.elo_to_score(true - sf_elo)
+        # a pair is two games with a 30 % draw rate: results 0, 0.5, 1 per game
+        games = rng.choice([0.0, 0.5, 1.0], size=(200, 2),
+                           p=[(1 - p) - 0.15, 0.3, p - 0.15])
+        penta = stats.pentanomial_from_pairs(games.sum(axis=1).tolist())
+        diff, err, smoothed = cal.match_elo(penta)
+        assert not smoothed
+        nodes.append(n)
+        elos.append(sf_elo + diff)
+        errors.append(err)
+    a, k, cov = cal.fit_node_law(nodes, elos, errors)
+    assert abs(a - anchor) < 3 * math.sqrt(cov[0, 0]) + 1
+    assert abs(k - per_doubling) < 3 * math.sqrt(cov[1, 1]) + 1
+    assert a == pytest.approx(anchor, abs=40) and k == pytest.approx(per_doubling, abs=10)
+    lo, hi = cal.supported_range(a, k, cov, elos)
+    assert min(elos) <= lo < hi <= max(elos)
+    assert lo % cal.ELO_ROUNDING == 0 and hi % cal.ELO_ROUNDING == 0
+    # a law that does not rise with nodes supports nothing
+    assert cal.supported_range(a, -1.0, cov, elos) is None
+
+
+def test_degenerate_match_is_smoothed():
+    cal = _script("calibrate_elo")
+    diff, err, smoothed = cal.match_elo([0, 0, 0, 0, 20])        # 40-0
+    assert smoothed and diff > 0 and math.isfinite(err) and err > 0
+
+
+def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys):
+    """Small mode against a fake pair: a fake 'ours' whose expected score follows a known node
+    law (1700 at 1000 nodes, 100 per doubling) and a random mover as 'Stockfish'. It plays,
+    appends every match, writes an importable constants module with its record, skips the
+    played matches on a rerun, and verifies levels."""
+    cal = _script("calibrate_elo")
+    results, out = tmp_path / "res.jsonl", tmp_path / "strength_params.py"
+    ours = f"{shlex.quote(sys.executable)} {FAKES / 'node_strength.py'} 1700 100"
+    sf = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
+    argv = ["--small", "--plan", "1600:100,1800:400,2000:1600", "--games", "20",
+            "--concurrency", "1", "--book", "", "--ours", ours, "--stockfish", sf,
+            "--runner-args", "-resign movecount=1 score=900",
+            "--results", str(results), "--out", str(out)]
+    assert cal.main(argv) == 0
+    lines = results.read_text().splitlines()
+    assert len(lines) == 3
+    ns = {}
+    exec(out.read_text(), ns)
+    rec = ns["RECORD"]
+    assert "generated by scripts/calibrate_elo.py" in ns["__doc__"]
+    assert rec["net_sha256"] == _expected_evaluation()[2]
+    assert rec["games_per_level"] == {"1600:100": 20, "1800:400": 20, "2000:1600": 20}
+    assert [m["nodes"] for m in rec["matches"]] == [100, 400, 1600]
+    assert all(m["faults"] == {} for m in rec["matches"])
+    assert 0 < ns["ELO_PER_NODE_DOUBLING"] and ns["ELO_MIN"] < ns["ELO_MAX"]
+    assert rec["fit"]["supported"] == [ns["ELO_MIN"], ns["ELO_MAX"]]
+    capsys.readouterr()
+    # a rerun plays nothing new and fits the same matches
+    assert cal.main(argv) == 0
+    assert "skip (already played)" in capsys.readouterr().out
+    assert results.read_text().splitlines() == lines
+    # --dry-run lists the plan and touches nothing
+    before = out.read_text()
+    assert cal.main(argv + ["--dry-run"]) == 0
+    assert "done" in capsys.readouterr().out and out.read_text() == before
+    # --verify: the fake 'ours' at UCI_Elo levels (it ignores them and plays at 1000 nodes)
+    assert cal.main(argv + ["--verify", "--levels", "1500,1700"]) == 0
+    text = capsys.readouterr().out
+    assert "UCI_Elo 1500:" in text and "of 2 levels within their 95 % interval" in text
+    assert len(results.read_text().splitlines()) == 5
+
+
+def test_calibrate_elo_help_states_the_plan(capsys):
+    cal = _script("calibrate_elo")
+    with pytest.raises(SystemExit):
+        cal.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "hours on 2 cores" in text and "tc=10+0.1" in text
+
+
+# Positions for the WDL test, the side to move's view: Black has no queen (won for White),
+# White has no queen (lost for White), bishops of opposite colours and no pawns (dead draw).
+QUEEN_UP = "r1b1kbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 4"
+QUEEN_DOWN = "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/2N5/PPPP1PPP/R1B1KBNR w KQkq - 0 4"
+DEAD_DRAW = "8/5k2/8/2b5/8/4B3/5K2/8 w - - 0 1"
+#: nodes of the short search that scores each position
+WDL_SEARCH_NODES = 20_000
+
+
+@pytest.mark.parametrize("fen,expect", [(QUEEN_UP, "win"), (DEAD_DRAW, "draw"),
+                                        (QUEEN_DOWN, "loss")])
+def test_wdl_of_won_drawn_and_lost_positions(fen, expect):
+    """UCI_ShowWDL's numbers for a short search of the default engine."""
+    from uci_engine.engine import Engine
+    from uci_engine.timeman import Limits
+    from uci_engine.wdl import wdl
+    e = Engine(16)
+    e.set_position(fen, [])
+    infos = []
+    e.search(Limits(nodes=WDL_SEARCH_NODES), on_info=infos.append)
+    last = [i for i in infos if i.get("score") is not None][-1]
+    w, d, l = wdl(last["score"], e.material(), last["mate"])
+    if expect == "win":
+        assert w > 900, (last["score"], w, d, l)
+    elif expect == "loss":
+        assert l > 900, (last["score"], w, d, l)
+    else:
+        assert d > max(w, l) and d > 500, (last["score"], w, d, l)
