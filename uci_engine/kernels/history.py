@@ -1,0 +1,119 @@
+"""History heuristics: index and update helpers of the butterfly, continuation, capture and
+pawn-structure correction histories kept in ``heur`` (offsets in :mod:`.state`)."""
+import numpy as np
+from numba import njit
+
+from .bitboard import NO_PIECE, PAWN
+from .position import (LAST_MOVE, NULL_MOVE, WHITE_PAWN, BLACK_PAWN, move_from, move_to,
+                       piece_type)
+from .state import (MATE_BOUND, HISTORY, CONT_HISTORY, CAPTURE_HISTORY, CORR_HISTORY, CORR_BITS,
+                    CORR_SIZE)
+
+HISTORY_MAX = 16384     # history gravity bound: |entry| stays below it (Stockfish's stats)
+HISTORY_BONUS_SCALE = 16        # history bonus: min(HISTORY_BONUS_SCALE * depth^2,
+HISTORY_BONUS_MAX = 1600        #   HISTORY_BONUS_MAX), the malus the same negated
+CORR_GRAIN = 256                # correction history (Stockfish, Ethereal "pawn correction"):
+CORR_WEIGHT_MAX = 16            #   entries in 1/256 cp, updated towards (score - eval) with
+CORR_WEIGHT_SCALE = 256         #   weight min(depth + 1, 16) / 256, bounded by +-CORR_MAX cp
+CORR_MAX = 64
+PAWN_HASH_W = np.uint64(0x9E3779B97F4A7C15)   # multiplicative hashing of the two pawn boards
+PAWN_HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)   #   (golden ratio, and xxhash's PRIME64_2)
+
+
+@njit(cache=True)
+def piece_to(st, mb, row):
+    """piece * 64 + to-square (0..767) of the move that led to row ``row``, or -1 after a null
+    move, at the first row of a game, or after castling (encoded king-takes-rook: the rook's old
+    square may be empty). Indexes the countermove and continuation-history tables."""
+    if row < 0:
+        return np.int64(-1)
+    last = np.int64(st[row, LAST_MOVE])
+    if last == 0 or last == NULL_MOVE:
+        return np.int64(-1)
+    lto = move_to(last)
+    p = np.int64(mb[row, lto])
+    if p == NO_PIECE:
+        return np.int64(-1)
+    return p * 64 + lto
+
+
+@njit(cache=True)
+def history_index(us, m):
+    """Index in ``heur`` of the butterfly history entry of side ``us`` for move ``m``
+    (from-square x to-square; chessprogramming wiki "History Heuristic")."""
+    return HISTORY + (us * 64 + move_from(m)) * 64 + move_to(m)
+
+
+@njit(cache=True)
+def cont_index(prev, mb, row, m):
+    """Index in ``heur`` of the continuation-history entry of move ``m`` on row ``row`` after
+    the earlier move ``prev`` (a :func:`piece_to` value >= 0): (piece, to) x (piece, to), as
+    Stockfish's continuationHistory (chessprogramming wiki "History Heuristic")."""
+    return CONT_HISTORY + prev * 768 + np.int64(mb[row, move_from(m)]) * 64 + move_to(m)
+
+
+@njit(cache=True)
+def capture_index(mb, row, m):
+    """Index in ``heur`` of the capture-history entry of noisy move ``m`` on row ``row``:
+    moving piece x to-square x captured type (a promotion without capture counts as PAWN)."""
+    to = move_to(m)
+    c = np.int64(mb[row, to])
+    ct = piece_type(c) if c != NO_PIECE else PAWN
+    return CAPTURE_HISTORY + (np.int64(mb[row, move_from(m)]) * 64 + to) * 6 + ct
+
+
+@njit(cache=True)
+def quiet_score(heur, mb, row, us, m, prev1, prev2):
+    """Ordering score of quiet move ``m``: butterfly history plus the continuation histories
+    one and two plies back (``prev1``/``prev2``: :func:`piece_to` values, -1 = none)."""
+    s = heur[history_index(us, m)]
+    if prev1 >= 0:
+        s += heur[cont_index(prev1, mb, row, m)]
+    if prev2 >= 0:
+        s += heur[cont_index(prev2, mb, row, m)]
+    return s
+
+
+@njit(cache=True)
+def update_quiet(heur, mb, row, us, m, prev1, prev2, bonus):
+    """Apply ``bonus`` (negative: malus) to every history entry :func:`quiet_score` reads."""
+    update_history(heur, history_index(us, m), bonus)
+    if prev1 >= 0:
+        update_history(heur, cont_index(prev1, mb, row, m), bonus)
+    if prev2 >= 0:
+        update_history(heur, cont_index(prev2, mb, row, m), bonus)
+
+
+@njit(cache=True)
+def _corr_index(st, row, us):
+    """Index in ``heur`` of the correction-history entry of row ``row``: side to move x a
+    CORR_BITS-bit multiplicative hash of the two pawn bitboards."""
+    h = (st[row, WHITE_PAWN] * PAWN_HASH_W) ^ (st[row, BLACK_PAWN] * PAWN_HASH_B)
+    return CORR_HISTORY + us * CORR_SIZE + np.int64(h >> np.uint64(64 - CORR_BITS))
+
+
+@njit(cache=True)
+def corrected_eval(heur, st, row, us, raw):
+    """Static eval ``raw`` (centipawns) plus the pawn-structure correction history (Stockfish's
+    correction history, Ethereal's "pawn correction"), kept out of the mate range."""
+    v = raw + heur[_corr_index(st, row, us)] // CORR_GRAIN
+    return max(-MATE_BOUND + 1, min(MATE_BOUND - 1, v))
+
+
+@njit(cache=True)
+def update_corr(heur, st, row, us, diff, depth):
+    """Move the correction entry of row ``row`` towards ``diff`` (search score - static eval,
+    centipawns) with weight min(depth + 1, CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE."""
+    i = _corr_index(st, row, us)
+    w = min(depth + 1, CORR_WEIGHT_MAX)
+    e = (heur[i] * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) // CORR_WEIGHT_SCALE
+    lim = CORR_MAX * CORR_GRAIN
+    heur[i] = max(-lim, min(lim, e))
+
+
+@njit(cache=True)
+def update_history(heur, idx, bonus):
+    """History gravity: h += bonus - h * |bonus| / HISTORY_MAX keeps |h| < HISTORY_MAX."""
+    h = heur[idx]
+    heur[idx] = h + bonus - h * abs(bonus) // HISTORY_MAX
+
