@@ -44,16 +44,17 @@ def test_a_fail_high_root_move_is_played_when_its_re_search_is_stopped(monkeypat
     old_move, new_move = e.legal_moves()[:2]
     passes = []
 
-    def scripted_negamax(st, mb, tt, h, mv, acc, net, params, row, depth, alpha, beta, cn):
+    def scripted_negamax(st, mb, tt, h, hist, ss, mv, acc, net, params, row, depth, alpha, beta,
+                         cn):
         passes.append((int(depth), int(alpha), int(beta)))
         h[SS.NODES] += 1
         if depth < 5 or (depth == 5 and len([p for p in passes if p[0] == 5]) == 1):
             move = old_move if depth < 5 else new_move
             score = 0 if depth < 5 else int(beta) + 50          # exact, then a fail high
-            h[SS.PV], h[SS.PV_LEN], h[SS.BEST_MOVE], h[SS.BEST_SCORE] = move, 1, move, score
+            ss[SS.PV], ss[SS.PV_LEN], h[SS.BEST_MOVE], h[SS.BEST_SCORE] = move, 1, move, score
             h[SS.ROOT_DONE] = 1
             return score
-        h[SS.STOP], h[SS.ROOT_DONE], h[SS.PV_LEN] = 1, 0, 0      # stopped inside the re-search
+        h[SS.STOP], h[SS.ROOT_DONE], ss[SS.PV_LEN] = 1, 0, 0     # stopped inside the re-search
         return 0
 
     monkeypatch.setattr(S, "negamax", scripted_negamax)

@@ -12,58 +12,54 @@ from uci_engine.kernels import state as SS
 from uci_engine.kernels import tt as TT
 
 
-def _table(mib):
-    tt, mask = TT.new_tt(mib)
-    heur = SS.new_heur()
-    heur[SS.TT_MASK] = mask
-    return tt, heur
+AGE = 0        # the TT generation of these tests' stores
 
 
 @pytest.mark.parametrize("mib", [1, 3, 16])
 def test_tt_layout(mib):
-    tt, mask = TT.new_tt(mib)
-    buckets = mask + 1
-    assert buckets & mask == 0                          # a power of two
+    tt = TT.new_tt(mib)
+    buckets = tt.shape[0]
+    assert buckets & (buckets - 1) == 0                 # a power of two: the mask is buckets - 1
     assert buckets * 64 <= mib << 20 < buckets * 128    # rounded down, not below half
-    assert tt.dtype == np.int64 and tt.shape == (buckets * 8,) and tt.flags.c_contiguous
+    assert tt.dtype == np.int64 and tt.shape == (buckets, 8) and tt.flags.c_contiguous
     assert tt.ctypes.data % 64 == 0                     # one bucket = one cache line
     assert not tt.any()
 
 
 def test_tt_store_probe_same_bucket():
-    tt, heur = _table(1)
-    mask = int(heur[SS.TT_MASK])
+    tt = TT.new_tt(1)
+    mask = tt.shape[0] - 1
     # five keys in one bucket of four: the shallowest entry gives way to the fifth
     keys = [np.uint64((i << 40) | 12345) for i in range(1, 6)]
     assert len({int(k) & mask for k in keys}) == 1
     for depth, key in enumerate(keys[:4], start=3):
-        TT.tt_store(tt, heur, key, 100 + depth, 10 * depth, 5, depth, SS.BOUND_EXACT)
+        TT.tt_store(tt, key, 100 + depth, 10 * depth, 5, depth, SS.BOUND_EXACT, AGE)
     for depth, key in enumerate(keys[:4], start=3):
-        d = TT.tt_probe(tt, heur, key)
+        d = TT.tt_probe(tt, key)
         assert d >= 0
         assert TT.tt_move_of(d) == 100 + depth and TT.tt_score_of(d) == 10 * depth
         assert TT.tt_depth_of(d) == depth and TT.tt_bound_of(d) == SS.BOUND_EXACT
-    TT.tt_store(tt, heur, keys[4], 7, -50, 0, 9, SS.BOUND_LOWER)
-    assert TT.tt_probe(tt, heur, keys[0]) == -1          # depth 3 was replaced
-    d = TT.tt_probe(tt, heur, keys[4])
+    TT.tt_store(tt, keys[4], 7, -50, 0, 9, SS.BOUND_LOWER, AGE)
+    assert TT.tt_probe(tt, keys[0]) == -1          # depth 3 was replaced
+    d = TT.tt_probe(tt, keys[4])
     assert TT.tt_move_of(d) == 7 and TT.tt_score_of(d) == -50
     assert TT.tt_bound_of(d) == SS.BOUND_LOWER
-    assert TT.tt_probe(tt, heur, np.uint64(999)) == -1
+    assert TT.tt_probe(tt, np.uint64(999)) == -1
 
 
 @njit
-def _prefetch_all(tt, heur, keys):
+def _prefetch_all(tt, keys):
     for k in keys:
-        TT.tt_prefetch(tt, heur, k)
-    return TT.tt_probe(tt, heur, keys[0])
+        TT.tt_prefetch(tt, k)
+    return TT.tt_probe(tt, keys[0])
 
 
 def test_tt_prefetch_changes_nothing():
-    tt, heur = _table(1)
-    TT.tt_store(tt, heur, np.uint64(42), 5, 1, 0, 4, SS.BOUND_UPPER)
+    tt = TT.new_tt(1)
+    TT.tt_store(tt, np.uint64(42), 5, 1, 0, 4, SS.BOUND_UPPER, AGE)
     before = tt.copy()
-    keys = np.array([42, 0, 2**64 - 1, int(heur[SS.TT_MASK])], dtype=np.uint64)
-    d = _prefetch_all(tt, heur, keys)                   # last bucket included
+    keys = np.array([42, 0, 2**64 - 1, tt.shape[0] - 1], dtype=np.uint64)
+    d = _prefetch_all(tt, keys)                         # last bucket included
     assert TT.tt_move_of(d) == 5
     assert np.array_equal(tt, before)
 
@@ -71,17 +67,18 @@ def test_tt_prefetch_changes_nothing():
 def test_tt_torn_entry_matches_no_key():
     """Lockless hashing: a slot whose key word comes from one write and whose data word from
     another (two Lazy SMP threads storing at once) is a miss for both keys."""
-    tt, heur = _table(1)
+    tt = TT.new_tt(1)
     a, b = np.uint64(1 << 40 | 77), np.uint64(2 << 40 | 77)
-    TT.tt_store(tt, heur, a, 11, 100, 0, 5, SS.BOUND_EXACT)
-    i = int(np.flatnonzero(tt)[0])
-    key_word_a = tt[i]
-    TT.tt_store(tt, heur, a, 22, -300, 0, 9, SS.BOUND_LOWER)   # same slot, new data
-    data_b = tt[i + 1]
-    tt[i] = key_word_a                                        # torn: old key word, new data
-    assert tt[i + 1] == data_b
-    assert TT.tt_probe(tt, heur, a) == -1
-    assert TT.tt_probe(tt, heur, b) == -1
+    TT.tt_store(tt, a, 11, 100, 0, 5, SS.BOUND_EXACT, AGE)
+    flat = tt.reshape(-1)                                     # a view
+    i = int(np.flatnonzero(flat)[0])
+    key_word_a = flat[i]
+    TT.tt_store(tt, a, 22, -300, 0, 9, SS.BOUND_LOWER, AGE)   # same slot, new data
+    data_b = flat[i + 1]
+    flat[i] = key_word_a                                      # torn: old key word, new data
+    assert flat[i + 1] == data_b
+    assert TT.tt_probe(tt, a) == -1
+    assert TT.tt_probe(tt, b) == -1
 
 
 def test_tt_move_check_accepts_exactly_the_legal_moves():

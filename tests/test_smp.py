@@ -36,8 +36,8 @@ def test_helpers_search_and_nodes_add_up(engine):
     engine.set_position(KIWIPETE, [])
     best, _ = engine.search(Limits(movetime=400))
     assert engine.parse_move(best) is not None
-    main = int(engine.heur[SS.NODES])
-    helper = int(engine.helpers[0].heur[SS.NODES])
+    main = int(engine.ctl[SS.NODES])
+    helper = int(engine.helpers[0].ctl[SS.NODES])
     assert helper > 0 and main > 0
     assert engine.last_nodes == main + helper
     assert engine.helpers[0].completed is not None        # finished at least one iteration

@@ -97,10 +97,11 @@ def test_soft_stop_ends_the_search_after_one_root_move():
     from uci_engine.kernels import static_eval as SE
     e = Engine(1)
     e.set_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNB1KB1R w KQkq - 2 3", [])
-    h = e.heur
+    h = e.ctl
     h[SS.ROOT_ROW] = e.root
     h[SS.SOFT_STOP] = 1
-    score = S.negamax(e.st, e.mb, e.tt, h, e.mv, SE.HCE_ACC, e.net_packed, e.net_params,
+    score = S.negamax(e.st, e.mb, e.tt, h, e.hist, e.ss, e.mv, SE.HCE_ACC, e.net_packed,
+                      e.net_params,
                       np.int64(e.root), np.int64(6),
                       np.int64(-SS.INF), np.int64(SS.INF), S.ZERO)
     assert h[SS.STOP] == 1 and h[SS.ROOT_DONE] == 1

@@ -1,9 +1,9 @@
-"""Engine facade (plain Python): owns the position history, TT, heuristics and search control.
+"""Engine facade (plain Python): owns the position history, TT, histories and search control.
 
 Import only after :func:`uci_engine.backend.select`. The UCI layer (``uci.py``) parses and
 formats; this class turns a ``position`` into state rows, runs iterative deepening with
 aspiration windows over the recursive ``negamax`` kernel (:mod:`uci_engine.kernels.search`, which
-searches the root itself, restricted to ``heur[ROOT_MOVES]`` for searchmoves and MultiPV) and
+searches the root itself, restricted to ``ctl[ROOT_MOVES]`` for searchmoves and MultiPV) and
 reports iterations through a callback.
 """
 import dataclasses
@@ -53,19 +53,20 @@ def _legal(st, row):
     return [int(m) for m in buf[:generate_legal(st, row, buf)]]
 
 
-def _new_search(h, age, node_limit, soft_nodes):
-    """Reset a thread's control block ``h`` for a new search: stop flag, counters, root best
-    move and killers cleared; TT generation ``age``; node limits (0 = none)."""
-    h[SS.STOP] = 0
-    h[SS.NODES] = 0
-    h[SS.SELDEPTH] = 0
-    h[SS.BEST_MOVE] = 0
-    h[SS.AGE] = age
-    h[SS.KILLERS:SS.KILLERS + 2 * SS.MAX_PLY] = 0
-    h[SS.EXCLUDED:SS.EXCLUDED + SS.MAX_PLY + 4] = 0
-    h[SS.NODE_LIMIT] = node_limit
-    h[SS.SOFT_NODES] = soft_nodes
-    h[SS.SOFT_STOP] = 0
+def _new_search(ctl, ss, age, node_limit, soft_nodes):
+    """Reset a thread's control block ``ctl`` and search stack ``ss`` for a new search: stop
+    flag, counters, root best move and killers cleared; TT generation ``age``; node limits
+    (0 = none)."""
+    ctl[SS.STOP] = 0
+    ctl[SS.NODES] = 0
+    ctl[SS.SELDEPTH] = 0
+    ctl[SS.BEST_MOVE] = 0
+    ctl[SS.AGE] = age
+    ss[SS.KILLERS:SS.KILLERS + 2 * SS.MAX_PLY] = 0
+    ss[SS.EXCLUDED:SS.EXCLUDED + SS.MAX_PLY + 4] = 0
+    ctl[SS.NODE_LIMIT] = node_limit
+    ctl[SS.SOFT_NODES] = soft_nodes
+    ctl[SS.SOFT_STOP] = 0
 
 
 class StopTimer:
@@ -109,15 +110,17 @@ class StopTimer:
 
 class SearchThread:
     """The private search state of one Lazy SMP thread: position rows (``st``, ``mb``, a copy of
-    the game history), the heuristics/control block ``heur``, move buffers ``mv``, and the last
-    completed iteration ``(depth, score, pv)``, and its NNUE accumulator stack ``acc``
-    (int16[ACC_ROWS, 2, hidden]). All threads share the engine's TT and net."""
+    the game history), the control block ``ctl``, histories ``hist``, search stack ``ss`` and
+    move buffers ``mv`` (:mod:`uci_engine.kernels.state`), the last completed iteration
+    ``(depth, score, pv)``, and its NNUE accumulator stack ``acc`` (int16[ACC_ROWS, 2,
+    hidden]). All threads share the engine's TT and net."""
 
-    def __init__(self, rows, tt_mask, hidden):
+    def __init__(self, rows, hidden):
         self.acc = N.new_accumulators(hidden)
         self.st, self.mb = P.new_stack(rows)
-        self.heur = SS.new_heur()
-        self.heur[SS.TT_MASK] = tt_mask
+        self.ctl = SS.new_control()
+        self.hist = SS.new_histories()
+        self.ss = SS.new_stack()
         self.mv = SS.new_move_buffers()
         self.root = 0
         self.completed = None
@@ -138,7 +141,9 @@ class Engine:
         self.st, self.mb = P.new_stack(HISTORY_ROWS + SS.MAX_PLY + 16)
         self.root = 0
         self.chess960 = False
-        self.heur = SS.new_heur()
+        self.ctl = SS.new_control()
+        self.hist = SS.new_histories()
+        self.ss = SS.new_stack()
         self.mv = SS.new_move_buffers()
         self.helpers = []
         self.limit_strength = False           # UCI_LimitStrength
@@ -176,10 +181,9 @@ class Engine:
         n = int(n)
         if not 1 <= n <= MAX_THREADS:
             raise ValueError(f"threads must be 1..{MAX_THREADS}, not {n}")
-        mask = int(self.heur[SS.TT_MASK])
         self.helpers = self.helpers[:n - 1]
         while len(self.helpers) < n - 1:
-            self.helpers.append(SearchThread(self.st.shape[0], mask, self.net.hidden))
+            self.helpers.append(SearchThread(self.st.shape[0], self.net.hidden))
 
     # --- options ---------------------------------------------------------------------------
     def set_net(self, net):
@@ -206,17 +210,15 @@ class Engine:
 
     def set_hash(self, mib):
         """Resize (and clear) the TT to ``mib`` MiB."""
-        self.tt, mask = TT.new_tt(mib)
-        self.heur[SS.TT_MASK] = mask
-        for w in self.helpers:
-            w.heur[SS.TT_MASK] = mask
+        self.tt = TT.new_tt(mib)
 
     def clear(self):
         """Forget TT contents and move-ordering history (``ucinewgame``, ``Clear Hash``)."""
         self.tt[:] = 0
-        for h in [self.heur] + [w.heur for w in self.helpers]:
-            h[:] = 0
-            h[SS.TT_MASK] = self.tt.shape[0] // 8 - 1
+        for w in [self] + self.helpers:
+            w.ctl[:] = 0
+            w.hist[:] = 0
+            w.ss[:] = 0
 
     # --- position --------------------------------------------------------------------------
     def set_position(self, fen, moves):
@@ -361,7 +363,7 @@ class Engine:
         """Static evaluation (int, centipawns, side to move's view) of the current position by
         the evaluation in use (NNUE or hand-crafted)."""
         acc = self._root_acc(self.st, self.root, self.acc)
-        return int(SE.static_eval(self.st, np.int64(self.root), self.heur, acc, np.int64(0),
+        return int(SE.static_eval(self.st, np.int64(self.root), self.ctl, acc, np.int64(0),
                                  self.net_packed, self.net_params))
 
     def _root_acc(self, st, root, acc):
@@ -375,18 +377,18 @@ class Engine:
         return acc
 
     def hashfull(self):
-        return int(TT.hashfull(self.tt, self.heur))
+        return int(TT.hashfull(self.tt, self.ctl[SS.AGE]))
 
-    def _pv(self, h=None):
-        h = self.heur if h is None else h
-        n = int(h[SS.PV_LEN])
-        return [int(m) for m in h[SS.PV:SS.PV + n]]
+    def _pv(self, ss=None):
+        ss = self.ss if ss is None else ss
+        n = int(ss[SS.PV_LEN])
+        return [int(m) for m in ss[SS.PV:SS.PV + n]]
 
     def _ponder_from_tt(self, best):
         """A ponder move for ``best`` from the TT when the PV has only one move."""
         row = self.root
         P.make_move(self.st, self.mb, row, np.int64(best))
-        d = int(TT.tt_probe(self.tt, self.heur, self.st[row + 1, P.KEY]))
+        d = int(TT.tt_probe(self.tt, self.st[row + 1, P.KEY]))
         if d >= 0:
             m = d & 0xFFFF
             if m in self.legal_moves(row + 1):
@@ -435,8 +437,9 @@ class Engine:
         self._tb_scores = None
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
-        h = self.heur
-        _new_search(h, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0)
+        h = self.ctl
+        _new_search(h, self.ss, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0,
+                    limits.soft_nodes or 0)
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._scaled_soft_ms = self.soft_ms
@@ -536,7 +539,7 @@ class Engine:
     # --- Lazy SMP ---------------------------------------------------------------------------
     def _nodes(self):
         """Nodes (int) searched by all threads in the current search."""
-        return int(self.heur[SS.NODES]) + sum(int(w.heur[SS.NODES]) for w in self.helpers)
+        return int(self.ctl[SS.NODES]) + sum(int(w.ctl[SS.NODES]) for w in self.helpers)
 
     def _start_helpers(self, root_moves, max_depth):
         """Start every helper on the current root (``root_moves``: the allowed root moves, or
@@ -547,8 +550,8 @@ class Engine:
             w.mb[:n] = self.mb[:n]
             w.root = self.root
             w.completed = None
-            h = w.heur
-            _new_search(h, self.heur[SS.AGE], 0, 0)   # the main thread alone counts nodes
+            h = w.ctl
+            _new_search(h, w.ss, self.ctl[SS.AGE], 0, 0)   # the main thread alone counts nodes
             h[SS.ROOT_N] = len(root_moves)
             h[SS.ROOT_MOVES:SS.ROOT_MOVES + len(root_moves)] = root_moves
             w.thread = threading.Thread(target=self._helper_loop, args=(w, k, max_depth),
@@ -560,8 +563,8 @@ class Engine:
         staggered first depth, until the main thread stops it."""
         prev = None
         depth = 1 + k % HELPER_DEPTH_STAGGER
-        while depth <= max_depth and not w.heur[SS.STOP]:
-            w.heur[SS.BEST_MOVE] = w.completed[2][0] if w.completed else 0
+        while depth <= max_depth and not w.ctl[SS.STOP]:
+            w.ctl[SS.BEST_MOVE] = w.completed[2][0] if w.completed else 0
             score, pv, complete = self._aspiration(depth, prev, 0.0, None, 1, None, w)
             if not complete:
                 break
@@ -571,7 +574,7 @@ class Engine:
 
     def _stop_helpers(self):
         for w in self.helpers:
-            w.heur[SS.STOP] = 1
+            w.ctl[SS.STOP] = 1
         for w in self.helpers:
             if w.thread is not None:
                 w.thread.join()
@@ -648,9 +651,9 @@ class Engine:
         move that beat the window is played, as Stockfish plays its fail-high root move
         (sorted first after each pass). Otherwise ``pv`` is empty and the caller keeps the
         previous iteration's line."""
-        st, mb, h, mv, root, acc = (
-            (self.st, self.mb, self.heur, self.mv, self.root, self.acc) if w is None
-            else (w.st, w.mb, w.heur, w.mv, w.root, w.acc))
+        st, mb, h, hist, ss, mv, root, acc = (
+            (self.st, self.mb, self.ctl, self.hist, self.ss, self.mv, self.root, self.acc)
+            if w is None else (w.st, w.mb, w.ctl, w.hist, w.ss, w.mv, w.root, w.acc))
         acc = self._root_acc(st, root, acc)
         if (depth >= ASPIRATION_MIN_DEPTH and prev_score is not None
                 and abs(prev_score) < SS.MATE_BOUND):
@@ -663,10 +666,10 @@ class Engine:
         while True:
             h[SS.ROOT_ROW] = root
             h[SS.ROOT_DONE] = 0
-            score = int(S.negamax(st, mb, self.tt, h, mv, acc, self.net_packed, self.net_params,
-                                  np.int64(root), np.int64(depth),
+            score = int(S.negamax(st, mb, self.tt, h, hist, ss, mv, acc, self.net_packed,
+                                  self.net_params, np.int64(root), np.int64(depth),
                                   np.int64(alpha), np.int64(beta), S.ZERO))
-            pv = self._pv(h)
+            pv = self._pv(ss)
             if h[SS.STOP]:
                 # keep what a finished root move proved, else the caller keeps the last PV
                 if pv and h[SS.ROOT_DONE] > 0:
@@ -701,7 +704,7 @@ class Engine:
         if score is not None and abs(score) >= SS.MATE_BOUND:
             plies = SS.MATE - abs(score)
             mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
-        return {"depth": depth, "seldepth": max(int(self.heur[SS.SELDEPTH]), depth),
+        return {"depth": depth, "seldepth": max(int(self.ctl[SS.SELDEPTH]), depth),
                 "multipv": multipv, "score": score, "mate": mate, "bound": bound,
                 "nodes": nodes, "nps": int(nodes / elapsed), "hashfull": self.hashfull(),
                 "tbhits": self.tb_hits, "time": int(elapsed * 1000), "pv": self._pv_uci(pv)}
@@ -730,7 +733,7 @@ class Engine:
             return True
         if limits.depth and depth >= limits.depth:
             return True
-        if limits.soft_nodes and self.heur[SS.NODES] >= limits.soft_nodes:
+        if limits.soft_nodes and self.ctl[SS.NODES] >= limits.soft_nodes:
             return True
         if self.soft_ms is not None:
             self._tm_stability = self._tm_stability + 1 if best == self._tm_best else 0
@@ -739,7 +742,7 @@ class Engine:
             self._tm_best, self._tm_score = best, score
             # a clock's budget only: ``movetime`` is spent whole, as in Stockfish
             if depth >= TM_MIN_DEPTH and multipv == 1 and limits.movetime is None:
-                h = self.heur
+                h = self.ctl
                 share = int(h[SS.BEST_NODES]) / max(1, int(h[SS.NODES] - h[SS.ITER_NODES]))
                 self._scaled_soft_ms = scale_soft(self.soft_ms, self.hard_ms,
                                                   self._tm_stability, drop, min(1.0, share))
@@ -755,13 +758,13 @@ class Engine:
     # --- stop control ----------------------------------------------------------------------
     def request_stop(self):
         """Ask a running search to stop as soon as possible (thread-safe)."""
-        self.heur[SS.STOP] = 1
+        self.ctl[SS.STOP] = 1
         for w in self.helpers:
-            w.heur[SS.STOP] = 1
+            w.ctl[SS.STOP] = 1
 
     def _soft_stop(self):
         """The soft deadline passed: the main thread stops after its current root move."""
-        self.heur[SS.SOFT_STOP] = 1
+        self.ctl[SS.SOFT_STOP] = 1
 
     def _arm_timer(self, hard_ms):
         if hard_ms is not None:

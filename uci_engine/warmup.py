@@ -88,15 +88,16 @@ def _leaf_jobs():
     from .nnue_file import USE_NNUE_DEFAULT
     st, mb = P.new_stack(8)
     mv = SS.new_move_buffers()
-    heur = SS.new_heur()
-    tt, _ = TT.new_tt(1)
+    ctl = SS.new_control()
+    ss = SS.new_stack()
+    tt = TT.new_tt(1)
     i = np.int64(0)
     key = st[0, P.KEY]                                   # uint64
     if USE_NNUE_DEFAULT:
         acc = N.new_accumulators(8, 2)
         net = np.zeros((PACKED_ROWS, 8), dtype=np.int16)
         params = np.zeros(PARAMS_LEN, dtype=np.int64)
-        evaluation = [(SE.nnue_static_eval, (st, i, heur, acc, i, net, params)),
+        evaluation = [(SE.nnue_static_eval, (st, i, ctl, acc, i, net, params)),
                       (SE.nnue_push_move, (st, mb, i, i, acc, i, net)),
                       (N.nnue_refresh, (st, i, net, net[ROW_B_FT], acc, i))]
     else:
@@ -105,10 +106,10 @@ def _leaf_jobs():
         (S.in_check_of, (st, i, i)),
         *evaluation,
         (S.is_draw, (st, i, i)),
-        (TT.tt_probe, (tt, heur, key)),
-        (SEE.see, (st, mb, heur, i, i)),
-        (TT.tt_store, (tt, heur, key, i, i, i, i, i)),
-        (TT.hashfull, (tt, heur)),
+        (TT.tt_probe, (tt, key)),
+        (SEE.see, (st, mb, ss, i, i)),
+        (TT.tt_store, (tt, key, i, i, i, i, i, i)),
+        (TT.hashfull, (tt, i)),
     ]
 
 

@@ -1,5 +1,5 @@
 """History heuristics: index and update helpers of the butterfly, continuation, capture and
-pawn-structure correction histories kept in ``heur`` (offsets in :mod:`.state`)."""
+pawn-structure correction histories kept in ``hist`` (offsets in :mod:`.state`)."""
 import numpy as np
 from numba import njit
 
@@ -39,14 +39,14 @@ def piece_to(st, mb, row):
 
 @njit(cache=True)
 def history_index(us, m):
-    """Index in ``heur`` of the butterfly history entry of side ``us`` for move ``m``
+    """Index in ``hist`` of the butterfly history entry of side ``us`` for move ``m``
     (from-square x to-square; chessprogramming wiki "History Heuristic")."""
     return HISTORY + (us * 64 + move_from(m)) * 64 + move_to(m)
 
 
 @njit(cache=True)
 def cont_index(prev, mb, row, m):
-    """Index in ``heur`` of the continuation-history entry of move ``m`` on row ``row`` after
+    """Index in ``hist`` of the continuation-history entry of move ``m`` on row ``row`` after
     the earlier move ``prev`` (a :func:`piece_to` value >= 0): (piece, to) x (piece, to), as
     Stockfish's continuationHistory (chessprogramming wiki "History Heuristic")."""
     return CONT_HISTORY + prev * 768 + np.int64(mb[row, move_from(m)]) * 64 + move_to(m)
@@ -54,7 +54,7 @@ def cont_index(prev, mb, row, m):
 
 @njit(cache=True)
 def capture_index(mb, row, m):
-    """Index in ``heur`` of the capture-history entry of noisy move ``m`` on row ``row``:
+    """Index in ``hist`` of the capture-history entry of noisy move ``m`` on row ``row``:
     moving piece x to-square x captured type (a promotion without capture counts as PAWN)."""
     to = move_to(m)
     c = np.int64(mb[row, to])
@@ -63,57 +63,57 @@ def capture_index(mb, row, m):
 
 
 @njit(cache=True)
-def quiet_score(heur, mb, row, us, m, prev1, prev2):
+def quiet_score(hist, mb, row, us, m, prev1, prev2):
     """Ordering score of quiet move ``m``: butterfly history plus the continuation histories
     one and two plies back (``prev1``/``prev2``: :func:`piece_to` values, -1 = none)."""
-    s = heur[history_index(us, m)]
+    s = hist[history_index(us, m)]
     if prev1 >= 0:
-        s += heur[cont_index(prev1, mb, row, m)]
+        s += hist[cont_index(prev1, mb, row, m)]
     if prev2 >= 0:
-        s += heur[cont_index(prev2, mb, row, m)]
+        s += hist[cont_index(prev2, mb, row, m)]
     return s
 
 
 @njit(cache=True)
-def update_quiet(heur, mb, row, us, m, prev1, prev2, bonus):
+def update_quiet(hist, mb, row, us, m, prev1, prev2, bonus):
     """Apply ``bonus`` (negative: malus) to every history entry :func:`quiet_score` reads."""
-    update_history(heur, history_index(us, m), bonus)
+    update_history(hist, history_index(us, m), bonus)
     if prev1 >= 0:
-        update_history(heur, cont_index(prev1, mb, row, m), bonus)
+        update_history(hist, cont_index(prev1, mb, row, m), bonus)
     if prev2 >= 0:
-        update_history(heur, cont_index(prev2, mb, row, m), bonus)
+        update_history(hist, cont_index(prev2, mb, row, m), bonus)
 
 
 @njit(cache=True)
 def _corr_index(st, row, us):
-    """Index in ``heur`` of the correction-history entry of row ``row``: side to move x a
+    """Index in ``hist`` of the correction-history entry of row ``row``: side to move x a
     CORR_BITS-bit multiplicative hash of the two pawn bitboards."""
     h = (st[row, WHITE_PAWN] * PAWN_HASH_W) ^ (st[row, BLACK_PAWN] * PAWN_HASH_B)
     return CORR_HISTORY + us * CORR_SIZE + np.int64(h >> np.uint64(64 - CORR_BITS))
 
 
 @njit(cache=True)
-def corrected_eval(heur, st, row, us, raw):
+def corrected_eval(hist, st, row, us, raw):
     """Static eval ``raw`` (centipawns) plus the pawn-structure correction history (Stockfish's
     correction history, Ethereal's "pawn correction"), kept out of the mate range."""
-    v = raw + heur[_corr_index(st, row, us)] // CORR_GRAIN
+    v = raw + hist[_corr_index(st, row, us)] // CORR_GRAIN
     return max(-MATE_BOUND + 1, min(MATE_BOUND - 1, v))
 
 
 @njit(cache=True)
-def update_corr(heur, st, row, us, diff, depth):
+def update_corr(hist, st, row, us, diff, depth):
     """Move the correction entry of row ``row`` towards ``diff`` (search score - static eval,
     centipawns) with weight min(depth + 1, CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE."""
     i = _corr_index(st, row, us)
     w = min(depth + 1, CORR_WEIGHT_MAX)
-    e = (heur[i] * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) // CORR_WEIGHT_SCALE
+    e = (hist[i] * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) // CORR_WEIGHT_SCALE
     lim = CORR_MAX * CORR_GRAIN
-    heur[i] = max(-lim, min(lim, e))
+    hist[i] = max(-lim, min(lim, e))
 
 
 @njit(cache=True)
-def update_history(heur, idx, bonus):
+def update_history(hist, idx, bonus):
     """History gravity: h += bonus - h * |bonus| / HISTORY_MAX keeps |h| < HISTORY_MAX."""
-    h = heur[idx]
-    heur[idx] = h + bonus - h * abs(bonus) // HISTORY_MAX
+    h = hist[idx]
+    hist[idx] = h + bonus - h * abs(bonus) // HISTORY_MAX
 

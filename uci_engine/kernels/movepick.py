@@ -1,6 +1,6 @@
 """Move ordering and the staged move picker (Stockfish's MovePicker, Ethereal's movepicker.c).
 
-Ordering scores go to ``mv[sply, MV_SCORES]``; the picker's state is ``heur[PICK + sply *
+Ordering scores go to ``mv[sply, MV_SCORES]``; the picker's state is ``ss[PICK + sply *
 PICK_FIELDS + ...]`` (layout in :mod:`.state`).
 """
 import numpy as np
@@ -52,7 +52,7 @@ def is_quiet(mb, row, m):
 
 
 @njit(cache=True)
-def _quiet_order(heur, mb, row, us, m, k1, k2, cm, prev1, prev2):
+def _quiet_order(hist, mb, row, us, m, k1, k2, cm, prev1, prev2):
     """Ordering score of quiet move ``m``: ORDER_KILLER1/2 for the killers ``k1``/``k2``,
     ORDER_COUNTER for the countermove ``cm``, else its history (:func:`quiet_score`)."""
     if m == k1:
@@ -61,35 +61,35 @@ def _quiet_order(heur, mb, row, us, m, k1, k2, cm, prev1, prev2):
         return np.int64(ORDER_KILLER2)
     if m == cm:
         return np.int64(ORDER_COUNTER)
-    return quiet_score(heur, mb, row, us, m, prev1, prev2)
+    return quiet_score(hist, mb, row, us, m, prev1, prev2)
 
 
 @njit(cache=True)
-def score_moves(st, mb, heur, mv, row, sply, n, tt_move, prev1, prev2):
+def score_moves(st, mb, hist, ss, mv, row, sply, n, tt_move, prev1, prev2):
     """Ordering scores (mv[sply, MV_SCORES]) of the ``n`` moves in mv[sply, MV_MOVES]: the TT
     move; captures and promotions by victim value and capture history, below every quiet
     move when SEE shows them losing; killers; countermove; quiets by history (``prev1``,
     ``prev2``: the continuation-history keys of :func:`quiet_score`; only quiet moves read
     them, so a list of noisy moves may pass -1)."""
     us = np.int64(st[row, STM])
-    k1 = heur[KILLERS + 2 * sply]
-    k2 = heur[KILLERS + 2 * sply + 1]
-    cm = heur[COUNTER + prev1] if prev1 >= 0 else 0
+    k1 = ss[KILLERS + 2 * sply]
+    k2 = ss[KILLERS + 2 * sply + 1]
+    cm = hist[COUNTER + prev1] if prev1 >= 0 else 0
     for i in range(n):
         m = np.int64(mv[sply, MV_MOVES, i])
         if m == tt_move:
             s = ORDER_TT
         elif not is_quiet(mb, row, m):
-            s = _noisy_order(st, mb, heur, row, m)
-            if s >= 0 and _may_lose(mb, row, m) and see(st, mb, heur, row, m) < 0:
+            s = _noisy_order(st, mb, hist, row, m)
+            if s >= 0 and _may_lose(mb, row, m) and see(st, mb, ss, row, m) < 0:
                 s += ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE
         else:
-            s = _quiet_order(heur, mb, row, us, m, k1, k2, cm, prev1, prev2)
+            s = _quiet_order(hist, mb, row, us, m, k1, k2, cm, prev1, prev2)
         mv[sply, MV_SCORES, i] = s
 
 
 @njit(cache=True)
-def _noisy_order(st, mb, heur, row, m):
+def _noisy_order(st, mb, hist, row, m):
     """Ordering score of noisy move ``m`` before SEE: ORDER_GOOD_CAPTURE + victim value (queen
     added for a queen promotion) * CAPTURE_MVV_SCALE + capture history; under-promotions below
     every capture."""
@@ -102,7 +102,7 @@ def _noisy_order(st, mb, heur, row, m):
         value = SEE_VALUE[PAWN]
     if flag >= FLAG_PROMO:
         value += SEE_VALUE[QUEEN]
-    return ORDER_GOOD_CAPTURE + value * CAPTURE_MVV_SCALE + heur[capture_index(mb, row, m)]
+    return ORDER_GOOD_CAPTURE + value * CAPTURE_MVV_SCALE + hist[capture_index(mb, row, m)]
 
 
 @njit(cache=True)
@@ -241,140 +241,140 @@ def _drop_move(mv, sply, lo, n, m):
 
 
 @njit(cache=True)
-def picker_init(st, mb, heur, mv, row, sply, tt_move, staged, prev1, prev2):
+def picker_init(st, mb, ss, mv, row, sply, tt_move, staged, prev1, prev2):
     """Start the move picker of ply ``sply`` (row ``row``). ``staged`` False generates and
     scores every legal move at once (:data:`STAGE_ALL`; the caller may filter the list before
     the first :func:`next_move`). ``prev1``/``prev2``: the node's continuation-history keys
     (:func:`piece_to` of rows ``row`` and ``row - 1``), kept for ordering the quiets."""
     p = PICK + sply * PICK_FIELDS
-    heur[p + PICK_TT] = tt_move
-    heur[p + PICK_NEXT] = 0
-    heur[p + PICK_PREV1] = prev1
-    heur[p + PICK_PREV2] = prev2
+    ss[p + PICK_TT] = tt_move
+    ss[p + PICK_NEXT] = 0
+    ss[p + PICK_PREV1] = prev1
+    ss[p + PICK_PREV2] = prev2
     if staged:
-        heur[p + PICK_STAGE] = STAGE_TT
-        heur[p + PICK_END] = 0
+        ss[p + PICK_STAGE] = STAGE_TT
+        ss[p + PICK_END] = 0
     else:
         n = generate_legal(st, row, mv[sply, MV_MOVES])
-        heur[p + PICK_STAGE] = STAGE_ALL
-        heur[p + PICK_END] = n
+        ss[p + PICK_STAGE] = STAGE_ALL
+        ss[p + PICK_END] = n
 
 
 @njit(cache=True)
-def picker_skip_quiets(heur, sply):
+def picker_skip_quiets(ss, sply):
     """Ply ``sply``'s staged picker, in its quiet stage, yields from now on only the quiet moves
     left that give check, unsorted (late move pruning: Stockfish's skipQuiets, checks spared),
     then the deferred losing captures."""
-    heur[PICK + sply * PICK_FIELDS + PICK_STAGE] = STAGE_QUIET_CHECKS
+    ss[PICK + sply * PICK_FIELDS + PICK_STAGE] = STAGE_QUIET_CHECKS
 
 
 @njit(cache=True)
-def _pick_next(heur, mv, p, sply, end):
-    """Selection step of the picker at ``heur[p:]`` over slots PICK_NEXT..``end`` - 1 (the
+def _pick_next(ss, mv, p, sply, end):
+    """Selection step of the picker at ``ss[p:]`` over slots PICK_NEXT..``end`` - 1 (the
     caller checks that one is left): the best-scored move (int64) is returned, its score kept
     in PICK_SCORE, and PICK_NEXT advanced."""
-    i = heur[p + PICK_NEXT]
-    heur[p + PICK_SCORE] = _pick_range(mv, sply, i, end)
-    heur[p + PICK_NEXT] = i + 1
+    i = ss[p + PICK_NEXT]
+    ss[p + PICK_SCORE] = _pick_range(mv, sply, i, end)
+    ss[p + PICK_NEXT] = i + 1
     return np.int64(mv[sply, MV_MOVES, i])
 
 
 @njit(cache=True)
-def _to_bad_noisy(heur, p):
-    """The quiets are done: the picker at ``heur[p:]`` goes on with the deferred losing
+def _to_bad_noisy(ss, p):
+    """The quiets are done: the picker at ``ss[p:]`` goes on with the deferred losing
     captures."""
-    heur[p + PICK_NEXT] = heur[p + PICK_BAD]
-    heur[p + PICK_STAGE] = STAGE_BAD_NOISY
+    ss[p + PICK_NEXT] = ss[p + PICK_BAD]
+    ss[p + PICK_STAGE] = STAGE_BAD_NOISY
 
 
 @njit(cache=True)
-def next_move(st, mb, heur, mv, row, sply):
+def next_move(st, mb, hist, ss, mv, row, sply):
     """The next move (int64) of ply ``sply``'s picker, or 0 when none is left; its ordering
-    score goes to ``heur[PICK + sply * PICK_FIELDS + PICK_SCORE]``. In the staged order the TT
+    score goes to ``ss[PICK + sply * PICK_FIELDS + PICK_SCORE]``. In the staged order the TT
     move comes first, ungenerated, and the stage is then STAGE_GEN_NOISY: the caller must
     check that it leaves no king in check (see :func:`tt_move_ok`)."""
     p = PICK + sply * PICK_FIELDS
     while True:
-        stage = heur[p + PICK_STAGE]
+        stage = ss[p + PICK_STAGE]
         if stage == STAGE_ALL:
-            i = heur[p + PICK_NEXT]
-            if i >= heur[p + PICK_END]:
-                heur[p + PICK_STAGE] = STAGE_DONE
+            i = ss[p + PICK_NEXT]
+            if i >= ss[p + PICK_END]:
+                ss[p + PICK_STAGE] = STAGE_DONE
                 return np.int64(0)
             if i == 0:
-                score_moves(st, mb, heur, mv, row, sply, heur[p + PICK_END], heur[p + PICK_TT],
-                             heur[p + PICK_PREV1], heur[p + PICK_PREV2])
-            return _pick_next(heur, mv, p, sply, heur[p + PICK_END])
+                score_moves(st, mb, hist, ss, mv, row, sply, ss[p + PICK_END], ss[p + PICK_TT],
+                             ss[p + PICK_PREV1], ss[p + PICK_PREV2])
+            return _pick_next(ss, mv, p, sply, ss[p + PICK_END])
         elif stage == STAGE_TT:
-            heur[p + PICK_STAGE] = STAGE_GEN_NOISY
-            m = heur[p + PICK_TT]
+            ss[p + PICK_STAGE] = STAGE_GEN_NOISY
+            m = ss[p + PICK_TT]
             if tt_move_ok(st, mb, row, m):
-                heur[p + PICK_SCORE] = ORDER_TT
+                ss[p + PICK_SCORE] = ORDER_TT
                 return m
-            heur[p + PICK_TT] = 0
+            ss[p + PICK_TT] = 0
         elif stage == STAGE_GEN_NOISY:
             n = generate_noisy(st, row, mv[sply, MV_MOVES])
-            if heur[p + PICK_TT] != 0:
-                n = _drop_move(mv, sply, 0, n, heur[p + PICK_TT])
+            if ss[p + PICK_TT] != 0:
+                n = _drop_move(mv, sply, 0, n, ss[p + PICK_TT])
             for i in range(n):
-                mv[sply, MV_SCORES, i] = _noisy_order(st, mb, heur, row,
+                mv[sply, MV_SCORES, i] = _noisy_order(st, mb, hist, row,
                                                       np.int64(mv[sply, MV_MOVES, i]))
-            heur[p + PICK_NOISY] = n
-            heur[p + PICK_END] = n
-            heur[p + PICK_NEXT] = 0
-            heur[p + PICK_STAGE] = STAGE_GOOD_NOISY
+            ss[p + PICK_NOISY] = n
+            ss[p + PICK_END] = n
+            ss[p + PICK_NEXT] = 0
+            ss[p + PICK_STAGE] = STAGE_GOOD_NOISY
         elif stage == STAGE_GOOD_NOISY:
-            i = heur[p + PICK_NEXT]
-            n = heur[p + PICK_NOISY]
+            i = ss[p + PICK_NEXT]
+            n = ss[p + PICK_NOISY]
             if i < n:
                 sc = _pick_range(mv, sply, i, n)
                 if sc >= ORDER_GOOD_CAPTURE - HISTORY_MAX:
                     m = np.int64(mv[sply, MV_MOVES, i])
-                    if _may_lose(mb, row, m) and see(st, mb, heur, row, m) < 0:
+                    if _may_lose(mb, row, m) and see(st, mb, ss, row, m) < 0:
                         mv[sply, MV_SCORES, i] = sc + ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE
                         continue                    # deferred; pick again
-                    heur[p + PICK_SCORE] = sc
-                    heur[p + PICK_NEXT] = i + 1
+                    ss[p + PICK_SCORE] = sc
+                    ss[p + PICK_NEXT] = i + 1
                     return m
-            heur[p + PICK_BAD] = i
-            heur[p + PICK_STAGE] = STAGE_GEN_QUIET
+            ss[p + PICK_BAD] = i
+            ss[p + PICK_STAGE] = STAGE_GEN_QUIET
         elif stage == STAGE_GEN_QUIET:
-            lo = heur[p + PICK_NOISY]
+            lo = ss[p + PICK_NOISY]
             n = lo + generate_quiet(st, row, mv[sply, MV_MOVES, lo:])
-            if heur[p + PICK_TT] != 0:
-                n = _drop_move(mv, sply, lo, n, heur[p + PICK_TT])
+            if ss[p + PICK_TT] != 0:
+                n = _drop_move(mv, sply, lo, n, ss[p + PICK_TT])
             us = np.int64(st[row, STM])
-            k1 = heur[KILLERS + 2 * sply]
-            k2 = heur[KILLERS + 2 * sply + 1]
-            prev1 = heur[p + PICK_PREV1]
-            prev2 = heur[p + PICK_PREV2]
-            cm = heur[COUNTER + prev1] if prev1 >= 0 else 0
+            k1 = ss[KILLERS + 2 * sply]
+            k2 = ss[KILLERS + 2 * sply + 1]
+            prev1 = ss[p + PICK_PREV1]
+            prev2 = ss[p + PICK_PREV2]
+            cm = hist[COUNTER + prev1] if prev1 >= 0 else 0
             for i in range(lo, n):
-                mv[sply, MV_SCORES, i] = _quiet_order(heur, mb, row, us,
+                mv[sply, MV_SCORES, i] = _quiet_order(hist, mb, row, us,
                                                       np.int64(mv[sply, MV_MOVES, i]),
                                                       k1, k2, cm, prev1, prev2)
-            heur[p + PICK_END] = n
-            heur[p + PICK_NEXT] = lo
-            heur[p + PICK_STAGE] = STAGE_QUIET
+            ss[p + PICK_END] = n
+            ss[p + PICK_NEXT] = lo
+            ss[p + PICK_STAGE] = STAGE_QUIET
         elif stage == STAGE_QUIET:
-            if heur[p + PICK_NEXT] < heur[p + PICK_END]:
-                return _pick_next(heur, mv, p, sply, heur[p + PICK_END])
-            _to_bad_noisy(heur, p)
+            if ss[p + PICK_NEXT] < ss[p + PICK_END]:
+                return _pick_next(ss, mv, p, sply, ss[p + PICK_END])
+            _to_bad_noisy(ss, p)
         elif stage == STAGE_QUIET_CHECKS:
-            i = heur[p + PICK_NEXT]
-            end = heur[p + PICK_END]
+            i = ss[p + PICK_NEXT]
+            end = ss[p + PICK_END]
             while i < end:
                 m = np.int64(mv[sply, MV_MOVES, i])
                 i += 1
                 if quiet_gives_check(st, mb, row, m):
-                    heur[p + PICK_NEXT] = i
-                    heur[p + PICK_SCORE] = mv[sply, MV_SCORES, i - 1]
+                    ss[p + PICK_NEXT] = i
+                    ss[p + PICK_SCORE] = mv[sply, MV_SCORES, i - 1]
                     return m
-            _to_bad_noisy(heur, p)
+            _to_bad_noisy(ss, p)
         elif stage == STAGE_BAD_NOISY:
-            if heur[p + PICK_NEXT] < heur[p + PICK_NOISY]:
-                return _pick_next(heur, mv, p, sply, heur[p + PICK_NOISY])
-            heur[p + PICK_STAGE] = STAGE_DONE
+            if ss[p + PICK_NEXT] < ss[p + PICK_NOISY]:
+                return _pick_next(ss, mv, p, sply, ss[p + PICK_NOISY])
+            ss[p + PICK_STAGE] = STAGE_DONE
         else:
             return np.int64(0)
 

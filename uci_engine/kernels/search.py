@@ -5,7 +5,8 @@ All mutable search state lives in numpy arrays the engine facade owns (no jitcla
 
 * ``st``/``mb``: position rows (see position.py); the game history sits below ``root_row``.
 * ``tt``: the transposition table (:mod:`.tt`).
-* ``heur``, ``mv``: the control/heuristics block and per-ply move buffers (:mod:`.state`).
+* ``ctl``, ``hist``, ``ss``, ``mv``: control and counters, per-game histories, the per-ply
+  search stack, move buffers (:mod:`.state`).
 
 The search's parts live in their own modules: :mod:`.tt` (transposition table), :mod:`.see`
 (static exchange evaluation), :mod:`.history` (history heuristics), :mod:`.movepick` (move
@@ -37,11 +38,11 @@ from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE, C
 from .movegen import generate_noisy
 from .static_eval import static_eval, nnue_push
 from .state import (MAX_PLY, MATE, INF, MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOUND_LOWER,
-                    BOUND_EXACT, STOP, NODES, NODE_LIMIT, SELDEPTH, ROOT_ROW, ROOT_N, BEST_MOVE,
-                    BEST_SCORE, ROOT_DONE, SOFT_NODES, SOFT_STOP, BEST_NODES, ITER_NODES,
-                    ROOT_MOVES, PV_LEN, PV, KILLERS, COUNTER, EVAL_STACK, EXCLUDED, DOUBLE_EXT,
-                    PICK, PICK_FIELDS, PICK_STAGE,
-                    PICK_TT, PICK_END, PICK_SCORE, MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES)
+                    BOUND_EXACT, AGE, STOP, NODES, NODE_LIMIT, SELDEPTH, ROOT_ROW, ROOT_N,
+                    BEST_MOVE, BEST_SCORE, ROOT_DONE, SOFT_NODES, SOFT_STOP, BEST_NODES,
+                    ITER_NODES, ROOT_MOVES, PV_LEN, PV, KILLERS, COUNTER, EVAL_STACK, EXCLUDED,
+                    DOUBLE_EXT, PICK, PICK_FIELDS, PICK_STAGE, PICK_TT, PICK_END, PICK_SCORE,
+                    MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES)
 from .tt import (tt_prefetch, tt_probe, tt_store, tt_move_of, tt_eval_of, tt_depth_of,
                  tt_bound_of, tt_score_of, score_to_tt, score_from_tt, tt_cutoff, tt_refine)
 from .see import SEE_VALUE, see
@@ -143,10 +144,10 @@ def is_draw(st, row, root_row):
 
 
 @njit(cache=True)
-def _check_stop(heur):
-    if heur[NODE_LIMIT] and heur[NODES] >= heur[NODE_LIMIT]:
-        heur[STOP] = 1
-    return heur[STOP] != 0
+def _check_stop(ctl):
+    if ctl[NODE_LIMIT] and ctl[NODES] >= ctl[NODE_LIMIT]:
+        ctl[STOP] = 1
+    return ctl[STOP] != 0
 
 
 @njit(cache=True)
@@ -160,11 +161,14 @@ def in_check_of(st, row, us):
 # every mv[sply, k] view) is increfed and decrefed atomically on each node: about +35% nps.
 @infer_return_once
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut_node):
+def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, beta, cut_node):
     """Principal variation search to ``depth`` plies from row ``row``; returns the score in
     centipawns from the side to move (mate scores are MATE - plies to mate). ``cut_node`` is
-    1 at expected cut nodes, else 0 (int64). With ``heur[EXCLUDED + ply]`` set, the node is a
+    1 at expected cut nodes, else 0 (int64). With ``ss[EXCLUDED + ply]`` set, the node is a
     singular-extension verification search: that move is skipped, nothing is stored.
+
+    ``tt``, ``ctl``, ``hist``, ``ss``, ``mv``: the transposition table (:mod:`.tt`), control
+    block, per-game histories, search stack and move buffers (:mod:`.state`).
 
     ``acc``, ``net``, ``params``: the NNUE accumulator stack (int16[rows, 2, H], row = search
     ply; row 0 refreshed by the caller for the root), packed weights (int16[PACKED_ROWS, H])
@@ -173,9 +177,9 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
     (any arrays of those types)."""
     # Step 1. Node set-up: ply, PV length, node type; whether the side to move is in check
     # (known from the parent's move when it tested it), which decides pruning everywhere below.
-    root_row = heur[ROOT_ROW]
+    root_row = ctl[ROOT_ROW]
     sply = row - root_row
-    heur[PV_LEN + sply] = 0
+    ss[PV_LEN + sply] = 0
     root = sply == 0
     pv_node = beta - alpha > 1
     us = np.int64(st[row, STM])
@@ -191,17 +195,17 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         # exchange (the horizon effect). Kept inside this one recursive kernel: every
         # separately compiled entry point re-optimizes the whole linked closure.
         # Step 2a. Stop, draw and TT cutoff checks, as in the main search.
-        heur[NODES] += 1
-        if _check_stop(heur):
+        ctl[NODES] += 1
+        if _check_stop(ctl):
             return np.int64(0)
-        if sply > heur[SELDEPTH]:
-            heur[SELDEPTH] = sply
+        if sply > ctl[SELDEPTH]:
+            ctl[SELDEPTH] = sply
         if sply >= MAX_PLY - 1:
-            return static_eval(st, row, heur, acc, sply, net, params)
+            return static_eval(st, row, ctl, acc, sply, net, params)
         if is_draw(st, row, root_row):
             return np.int64(0)
         key = st[row, KEY]
-        d = tt_probe(tt, heur, key)
+        d = tt_probe(tt, key)
         tt_move = 0
         raw = VALUE_NONE
         if d >= 0:
@@ -218,14 +222,14 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
             raw = VALUE_NONE
         else:
             if raw == VALUE_NONE:
-                raw = static_eval(st, row, heur, acc, sply, net, params)
-            stand = corrected_eval(heur, st, row, us, raw)
+                raw = static_eval(st, row, ctl, acc, sply, net, params)
+            stand = corrected_eval(hist, st, row, us, raw)
             if d >= 0:
                 stand = tt_refine(d, sply, stand)
             if stand >= beta:
                 if d < 0:
-                    tt_store(tt, heur, key, 0, score_to_tt(stand, sply), raw, QS_TT_DEPTH,
-                             BOUND_LOWER)
+                    tt_store(tt, key, 0, score_to_tt(stand, sply), raw, QS_TT_DEPTH,
+                             BOUND_LOWER, ctl[AGE])
                 return stand
             if stand > alpha:
                 alpha = stand
@@ -235,15 +239,15 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         if n == 0:
             return best
         if in_check:                                # the evasions include quiet moves
-            score_moves(st, mb, heur, mv, row, sply, n, tt_move, piece_to(st, mb, row),
+            score_moves(st, mb, hist, ss, mv, row, sply, n, tt_move, piece_to(st, mb, row),
                          piece_to(st, mb, row - 1))
         else:
-            score_moves(st, mb, heur, mv, row, sply, n, tt_move, -ONE, -ONE)
+            score_moves(st, mb, hist, ss, mv, row, sply, n, tt_move, -ONE, -ONE)
         best_move = 0
         for i in range(n):
             m = pick(mv, sply, i, n)
             make_move(st, mb, row, m)
-            tt_prefetch(tt, heur, st[row + 1, KEY])
+            tt_prefetch(tt, st[row + 1, KEY])
             # Step 2d. SEE and delta pruning: a losing capture, or one that cannot lift the
             # score to alpha even with DELTA_MARGIN to spare, is not searched.
             # Captures that give check are never pruned: a losing capture can still mate
@@ -260,9 +264,9 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                         if stand + gain + DELTA_MARGIN <= alpha:
                             continue                    # delta pruning
             nnue_push(st, mb, row, m, acc, sply, net)
-            score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, QS_DEPTH, -beta,
-                             -alpha, ZERO)
-            if heur[STOP]:
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row + 1, QS_DEPTH,
+                             -beta, -alpha, ZERO)
+            if ctl[STOP]:
                 return np.int64(0)
             if score > best:
                 best = score
@@ -271,16 +275,16 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                     best_move = m
                     if score >= beta:
                         break
-        tt_store(tt, heur, key, best_move, score_to_tt(best, sply), raw, QS_TT_DEPTH,
-                 BOUND_LOWER if best >= beta else BOUND_UPPER)
+        tt_store(tt, key, best_move, score_to_tt(best, sply), raw, QS_TT_DEPTH,
+                 BOUND_LOWER if best >= beta else BOUND_UPPER, ctl[AGE])
         return best
     # Step 3. Count the node and check the stop flag and the node limit (the UCI thread's stop
     # is read here, so a search stops within one node).
-    heur[NODES] += 1
-    if _check_stop(heur):
+    ctl[NODES] += 1
+    if _check_stop(ctl):
         return np.int64(0)
-    if sply > heur[SELDEPTH]:
-        heur[SELDEPTH] = sply
+    if sply > ctl[SELDEPTH]:
+        ctl[SELDEPTH] = sply
 
     # Step 4. Draws, the ply limit and mate distance pruning: a draw needs no search, and no
     # line can beat a mate already found nearer the root.
@@ -288,7 +292,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         if is_draw(st, row, root_row):
             return np.int64(0)
         if sply >= MAX_PLY - 1:
-            return static_eval(st, row, heur, acc, sply, net, params)
+            return static_eval(st, row, ctl, acc, sply, net, params)
         # mate distance pruning
         if alpha < -MATE + sply:
             alpha = -MATE + sply
@@ -297,15 +301,15 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         if alpha >= beta:
             return alpha
     else:
-        heur[DOUBLE_EXT] = 0
-        heur[ITER_NODES] = heur[NODES] - 1
-        heur[BEST_NODES] = 0
+        ss[DOUBLE_EXT] = 0
+        ctl[ITER_NODES] = ctl[NODES] - 1
+        ctl[BEST_NODES] = 0
 
     # Step 5. Transposition table lookup: a deep enough entry whose bound settles the window
     # ends a non-PV node; otherwise its move is tried first and its eval saves an evaluation.
-    excluded = heur[EXCLUDED + sply]
+    excluded = ss[EXCLUDED + sply]
     key = st[row, KEY]
-    d = tt_probe(tt, heur, key) if excluded == 0 else np.int64(-1)
+    d = tt_probe(tt, key) if excluded == 0 else np.int64(-1)
     tt_move = 0
     raw = VALUE_NONE
     tt_score = VALUE_NONE
@@ -321,8 +325,8 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
             ts = tt_cutoff(d, sply, alpha, beta)
             if ts != VALUE_NONE:
                 return ts
-    if root and heur[BEST_MOVE] != 0:
-        tt_move = heur[BEST_MOVE]
+    if root and ctl[BEST_MOVE] != 0:
+        tt_move = ctl[BEST_MOVE]
 
     # Step 6. Static evaluation and ``improving`` (correction history, TT-refined eval and
     # improving are in issue 10's group, +95.1 +- 27.6 Elo together at 5+0.05 (docs/strength.md)).
@@ -334,22 +338,22 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         ev = -INF
         static_ev = VALUE_NONE
         raw = VALUE_NONE
-        heur[EVAL_STACK + sply] = VALUE_NONE
+        ss[EVAL_STACK + sply] = VALUE_NONE
     elif excluded != 0:
-        static_ev = heur[EVAL_STACK + sply]
+        static_ev = ss[EVAL_STACK + sply]
         ev = static_ev
     else:
         if raw == VALUE_NONE:
-            raw = static_eval(st, row, heur, acc, sply, net, params)
-        static_ev = corrected_eval(heur, st, row, us, raw)
-        heur[EVAL_STACK + sply] = static_ev
+            raw = static_eval(st, row, ctl, acc, sply, net, params)
+        static_ev = corrected_eval(hist, st, row, us, raw)
+        ss[EVAL_STACK + sply] = static_ev
         ev = tt_refine(d, sply, static_ev) if d >= 0 else static_ev
     if not in_check and sply >= 2:
         # improving (Stockfish): the static eval beats the one two plies earlier (four when
         # that side was in check; true when both were, and near the root)
-        prev = heur[EVAL_STACK + sply - 2]
+        prev = ss[EVAL_STACK + sply - 2]
         if prev == VALUE_NONE and sply >= 4:
-            prev = heur[EVAL_STACK + sply - 4]
+            prev = ss[EVAL_STACK + sply - 4]
         improving = prev == VALUE_NONE or static_ev > prev
 
     if not in_check and not pv_node and excluded == 0:
@@ -361,9 +365,9 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         # Step 8. Razoring: far below alpha at low depth, ask quiescence whether anything
         # helps (in issue 10's group, +95.1 +- 27.6 Elo together at 5+0.05 (docs/strength.md)).
         if depth <= RAZOR_MAX_DEPTH and ev + RAZOR_BASE + RAZOR_MARGIN * depth * depth < alpha:
-            score = negamax(st, mb, tt, heur, mv, acc, net, params, row, ZERO, alpha,
+            score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, ZERO, alpha,
                             alpha + 1, ZERO)
-            if heur[STOP]:
+            if ctl[STOP]:
                 return np.int64(0)
             if score <= alpha:
                 return score
@@ -380,11 +384,11 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
             r = (NMP_BASE_R + depth // NMP_DEPTH_DIV
                  + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV))
             make_null_move(st, mb, row)
-            tt_prefetch(tt, heur, st[row + 1, KEY])
+            tt_prefetch(tt, st[row + 1, KEY])
             nnue_push(st, mb, row, np.int64(NULL_MOVE), acc, sply, net)
-            score = -negamax(st, mb, tt, heur, mv, acc, net, params, row + 1, depth - 1 - r,
-                             -beta, -beta + 1, 1 - cut_node)
-            if heur[STOP]:
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row + 1,
+                             depth - 1 - r, -beta, -beta + 1, 1 - cut_node)
+            if ctl[STOP]:
                 return np.int64(0)
             if score >= beta:
                 if score >= MATE_BOUND:
@@ -408,16 +412,16 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
             and tt_depth >= depth - SE_TT_DEPTH_SLACK and (tt_bound & BOUND_LOWER) != 0
             and abs(tt_score) < MATE_BOUND and sply < MAX_PLY - EXT_MARGIN):
         sbeta = tt_score - SE_BETA_MARGIN * depth
-        heur[EXCLUDED + sply] = tt_move
-        score = negamax(st, mb, tt, heur, mv, acc, net, params, row, (depth - 1) // 2,
+        ss[EXCLUDED + sply] = tt_move
+        score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, (depth - 1) // 2,
                         sbeta - 1, sbeta, cut_node)
-        heur[EXCLUDED + sply] = 0
-        if heur[STOP]:
+        ss[EXCLUDED + sply] = 0
+        if ctl[STOP]:
             return np.int64(0)
         if score < sbeta:
             tt_ext = 1
             if (not pv_node and score < sbeta - SE_DOUBLE_MARGIN
-                    and heur[DOUBLE_EXT + sply] < SE_DOUBLE_MAX):
+                    and ss[DOUBLE_EXT + sply] < SE_DOUBLE_MAX):
                 tt_ext = 2                          # double extension
         elif sbeta >= beta:
             return sbeta                            # multi-cut: several moves beat beta
@@ -429,22 +433,22 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
     # are generated at once.
     prev1 = piece_to(st, mb, row)
     prev2 = piece_to(st, mb, row - 1)
-    picker_init(st, mb, heur, mv, row, sply, tt_move, not (root or in_check), prev1, prev2)
+    picker_init(st, mb, ss, mv, row, sply, tt_move, not (root or in_check), prev1, prev2)
     pk = PICK + sply * PICK_FIELDS
-    if root and heur[ROOT_N] > 0:
+    if root and ctl[ROOT_N] > 0:
         # keep only the allowed root moves (searchmoves / MultiPV exclusion)
-        n = heur[pk + PICK_END]
+        n = ss[pk + PICK_END]
         k = 0
         for i in range(n):
             m = mv[sply, MV_MOVES, i]
-            for j in range(heur[ROOT_N]):
-                if heur[ROOT_MOVES + j] == m:
+            for j in range(ctl[ROOT_N]):
+                if ctl[ROOT_MOVES + j] == m:
                     mv[sply, MV_MOVES, k] = m
                     k += 1
                     break
         if n > 0 and k == 0:
             return -INF
-        heur[pk + PICK_END] = k
+        ss[pk + PICK_END] = k
     lmp_count = LMP_BASE + depth * depth
     if not improving:
         lmp_count = lmp_count * LMP_NOT_IMPROVING_NUM // LMP_NOT_IMPROVING_DEN
@@ -457,11 +461,11 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
     quiets = 0
     captures = 0
     while True:
-        m = next_move(st, mb, heur, mv, row, sply)
+        m = next_move(st, mb, hist, ss, mv, row, sply)
         if m == 0:
             break
-        unverified = heur[pk + PICK_STAGE] == STAGE_GEN_NOISY     # the ungenerated TT move
-        order = heur[pk + PICK_SCORE]
+        unverified = ss[pk + PICK_STAGE] == STAGE_GEN_NOISY     # the ungenerated TT move
+        order = ss[pk + PICK_SCORE]
         quiet = is_quiet(mb, row, m)
         if (quiet and not root and not in_check and best > -MATE_BOUND
                 and depth <= LMP_MAX_DEPTH and searched >= lmp_count):
@@ -469,8 +473,8 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
             # as a speed-up, docs/strength.md): the picker yields only the quiet
             # checks left, unsorted (the pruning spares checks); this move, unless it checks,
             # is pruned unmade
-            if heur[pk + PICK_STAGE] == STAGE_QUIET:
-                picker_skip_quiets(heur, sply)
+            if ss[pk + PICK_STAGE] == STAGE_QUIET:
+                picker_skip_quiets(ss, sply)
             if not quiet_gives_check(st, mb, row, m):
                 continue
         # Step 14. Make the move: an unverified TT move leaving the king in check is skipped,
@@ -483,12 +487,12 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         child = row + 1
         them = 1 - us
         if unverified and in_check_of(st, child, us):
-            heur[pk + PICK_TT] = 0                  # illegal: the generator will not skip it
+            ss[pk + PICK_TT] = 0                  # illegal: the generator will not skip it
             continue
         legal += 1
         if m == excluded:
             continue
-        tt_prefetch(tt, heur, st[child, KEY])
+        tt_prefetch(tt, st[child, KEY])
         gives_check = in_check_of(st, child, them)
         st[child, CHECKED] = U1 if gives_check else U0
         # Step 15. Shallow-depth pruning of moves that neither evade nor give check: late move
@@ -507,14 +511,14 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                         and order < -HISTORY_PRUNE_MARGIN * depth):
                     continue
             elif (depth <= SEE_PRUNE_MAX_DEPTH and order < 0
-                  and see(st, mb, heur, row, m) < -SEE_PRUNE_MARGIN * depth):
+                  and see(st, mb, ss, row, m) < -SEE_PRUNE_MARGIN * depth):
                 continue                            # SEE pruning of losing captures
         # Step 16. Extension and late move reductions: late quiet moves are searched shallower
         # (more at cut nodes and without improving, less for killers and good history) and
         # re-searched only when they beat alpha.
-        nodes_before = heur[NODES]
+        nodes_before = ctl[NODES]
         ext = tt_ext if m == tt_move else 0
-        heur[DOUBLE_EXT + sply + 1] = heur[DOUBLE_EXT + sply] + (ext == 2)
+        ss[DOUBLE_EXT + sply + 1] = ss[DOUBLE_EXT + sply] + (ext == 2)
         new_depth = depth - 1 + ext
         # The move's searches, in order: reduced zero window, full-depth zero window, full
         # window. All run through the one recursive call below: Numba types each recursive
@@ -552,14 +556,15 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                 d, lo, cn = new_depth, -alpha - 1, 1 - cut_node
             else:
                 d, lo, cn = new_depth, -beta, ZERO
-            score = -negamax(st, mb, tt, heur, mv, acc, net, params, child, d, lo, -alpha, cn)
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, child, d, lo,
+                             -alpha, cn)
             if phase == PVS_REDUCED and score > alpha and r > 0:
                 phase = PVS_ZERO_WINDOW
             elif phase != PVS_FULL and score > alpha and score < beta:
                 phase = PVS_FULL
             else:
                 break
-        if heur[STOP]:
+        if ctl[STOP]:
             return np.int64(0)
         # Step 18. A new best move: the PV is extended; on a beta cutoff killers,
         # countermove, butterfly, continuation and capture histories reward it and punish the
@@ -567,7 +572,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         # Elo together at 5+0.05, docs/strength.md).
         searched += 1
         if root:
-            heur[ROOT_DONE] = searched
+            ctl[ROOT_DONE] = searched
         if score > best:
             best = score
             if score > alpha:
@@ -575,33 +580,33 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                 # update the triangular PV
                 base = PV + sply * MAX_PLY
                 cbase = PV + (sply + 1) * MAX_PLY
-                heur[base] = m
-                cl = heur[PV_LEN + sply + 1] if sply + 1 < MAX_PLY else 0
+                ss[base] = m
+                cl = ss[PV_LEN + sply + 1] if sply + 1 < MAX_PLY else 0
                 for j in range(cl):
-                    heur[base + 1 + j] = heur[cbase + j]
-                heur[PV_LEN + sply] = cl + 1
+                    ss[base + 1 + j] = ss[cbase + j]
+                ss[PV_LEN + sply] = cl + 1
                 if root:
-                    heur[BEST_MOVE] = m
-                    heur[BEST_SCORE] = score
-                    heur[BEST_NODES] = heur[NODES] - nodes_before
+                    ctl[BEST_MOVE] = m
+                    ctl[BEST_SCORE] = score
+                    ctl[BEST_NODES] = ctl[NODES] - nodes_before
                 if score >= beta:
                     bound = BOUND_LOWER
                     bonus = min(depth * depth * HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX)
                     if quiet:
-                        if heur[KILLERS + 2 * sply] != m:
-                            heur[KILLERS + 2 * sply + 1] = heur[KILLERS + 2 * sply]
-                            heur[KILLERS + 2 * sply] = m
-                        update_quiet(heur, mb, row, us, m, prev1, prev2, bonus)
+                        if ss[KILLERS + 2 * sply] != m:
+                            ss[KILLERS + 2 * sply + 1] = ss[KILLERS + 2 * sply]
+                            ss[KILLERS + 2 * sply] = m
+                        update_quiet(hist, mb, row, us, m, prev1, prev2, bonus)
                         for j in range(quiets):
                             q = np.int64(mv[sply, MV_QUIETS, j])
-                            update_quiet(heur, mb, row, us, q, prev1, prev2, -bonus)
+                            update_quiet(hist, mb, row, us, q, prev1, prev2, -bonus)
                         if prev1 >= 0:
-                            heur[COUNTER + prev1] = m
+                            hist[COUNTER + prev1] = m
                     else:
-                        update_history(heur, capture_index(mb, row, m), bonus)
+                        update_history(hist, capture_index(mb, row, m), bonus)
                     for j in range(captures):
                         c = np.int64(mv[sply, MV_CAPTURES, j])
-                        update_history(heur, capture_index(mb, row, c), -bonus)
+                        update_history(hist, capture_index(mb, row, c), -bonus)
                     break
                 alpha = score
                 bound = BOUND_EXACT
@@ -615,10 +620,10 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
         # Step 19. Soft stop at the root: the soft deadline ends the search after a whole root
         # move (part of the scaled soft limit, +22.6 +- 12.4 Elo for SOFT_SCALE,
         # docs/strength.md).
-        if root and (heur[SOFT_STOP] or (heur[SOFT_NODES] and heur[NODES] >= heur[SOFT_NODES])):
+        if root and (ctl[SOFT_STOP] or (ctl[SOFT_NODES] and ctl[NODES] >= ctl[SOFT_NODES])):
             # soft time or node limit: end the search after a whole root move, keeping what
             # the finished root moves proved
-            heur[STOP] = 1
+            ctl[STOP] = 1
             return best
     # Step 20. Mate or stalemate, then the correction history learns from the search score
     # and the TT stores the result (not for singular verification searches).
@@ -632,7 +637,7 @@ def negamax(st, mb, tt, heur, mv, acc, net, params, row, depth, alpha, beta, cut
                 and not (bound == BOUND_LOWER and best <= static_ev)
                 and not (bound == BOUND_UPPER and best >= static_ev)
                 and abs(best) < MATE_BOUND):
-            update_corr(heur, st, row, us, best - static_ev, depth)
-        if not (root and heur[ROOT_N] > 0):
-            tt_store(tt, heur, key, best_move, score_to_tt(best, sply), raw, depth, bound)
+            update_corr(hist, st, row, us, best - static_ev, depth)
+        if not (root and ctl[ROOT_N] > 0):
+            tt_store(tt, key, best_move, score_to_tt(best, sply), raw, depth, bound, ctl[AGE])
     return best

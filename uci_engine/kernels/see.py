@@ -16,7 +16,7 @@ SEE_MAX_SWAPS = 30              # swap list depth bound (the SEE_GAIN scratch ho
 
 
 @njit(cache=True)
-def see(st, mb, heur, row, m):
+def see(st, mb, ss, row, m):
     """Static exchange evaluation (centipawns) of move ``m`` on row ``row``: the material the
     mover expects to win on the target square with best recaptures (swap algorithm,
     chessprogramming wiki "SEE - The Swap Algorithm")."""
@@ -29,16 +29,16 @@ def see(st, mb, heur, row, m):
     occ = st[row, OCC_ALL] ^ (U1 << np.uint64(frm))
     mover = piece_type(np.int64(mb[row, frm]))
     if flag == FLAG_EP:
-        heur[g] = SEE_VALUE[PAWN]
+        ss[g] = SEE_VALUE[PAWN]
         capsq = to - 8 if st[row, STM] == WHITE else to + 8
         occ ^= U1 << np.uint64(capsq)
     else:
         c = np.int64(mb[row, to])
-        heur[g] = SEE_VALUE[piece_type(c)] if c != NO_PIECE else 0
+        ss[g] = SEE_VALUE[piece_type(c)] if c != NO_PIECE else 0
     on_sq = SEE_VALUE[mover]
     if flag >= FLAG_PROMO:
         promo = SEE_VALUE[promo_type(flag)]
-        heur[g] += promo - SEE_VALUE[PAWN]
+        ss[g] += promo - SEE_VALUE[PAWN]
         on_sq = promo
     rq = st[row, WHITE_ROOK] | st[row, WHITE_QUEEN] | st[row, BLACK_ROOK] | st[row, BLACK_QUEEN]
     bq = (st[row, WHITE_BISHOP] | st[row, WHITE_QUEEN] | st[row, BLACK_BISHOP]
@@ -58,8 +58,8 @@ def see(st, mb, heur, row, m):
                 lva = t
                 break
         d += 1
-        heur[g + d] = on_sq - heur[g + d - 1]
-        if max(-heur[g + d - 1], heur[g + d]) < 0 or d >= SEE_MAX_SWAPS:
+        ss[g + d] = on_sq - ss[g + d - 1]
+        if max(-ss[g + d - 1], ss[g + d]) < 0 or d >= SEE_MAX_SWAPS:
             break
         if lva == KING and (att & st[row, OCC + 1 - side] & occ & ~(b & (U0 - b))):
             # the king cannot capture into a defended square
@@ -71,7 +71,7 @@ def see(st, mb, heur, row, m):
         on_sq = SEE_VALUE[lva]
         side = 1 - side
     while d > 0:
-        heur[g + d - 1] = -max(-heur[g + d - 1], heur[g + d])
+        ss[g + d - 1] = -max(-ss[g + d - 1], ss[g + d])
         d -= 1
-    return heur[g]
+    return ss[g]
 

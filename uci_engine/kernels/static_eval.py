@@ -22,22 +22,22 @@ HCE_ACC = np.zeros(1, dtype=np.int16)     # the ``acc`` argument of a hand-craft
 
 # _nrt=False as negamax: the views of ``net`` and ``acc`` taken here are not reference-counted.
 @njit(cache=True, nogil=True, _nrt=False)
-def nnue_static_eval(st, row, heur, acc, sply, net, params):
+def nnue_static_eval(st, row, ctl, acc, sply, net, params):
     """NNUE evaluation (int64 centipawns, side to move's view) of row ``row`` from accumulator
-    row ``sply`` (:func:`.nnue.nnue_evaluate`). With ``heur[NNUE_CHECK]`` set (tests) the
+    row ``sply`` (:func:`.nnue.nnue_evaluate`). With ``ctl[NNUE_CHECK]`` set (tests) the
     accumulator is also rebuilt from scratch in the stack's last row and compared (counts in
-    ``heur[NNUE_EVALS]`` and ``heur[NNUE_MISMATCHES]``)."""
-    if heur[NNUE_CHECK]:
+    ``ctl[NNUE_EVALS]`` and ``ctl[NNUE_MISMATCHES]``)."""
+    if ctl[NNUE_CHECK]:
         spare = acc.shape[0] - 1
         nnue_refresh(st, row, net, net[ROW_B_FT], acc, spare)
-        heur[NNUE_EVALS] += 1
+        ctl[NNUE_EVALS] += 1
         same = True
         for persp in range(2):
             for i in range(acc.shape[2]):
                 if acc[spare, persp, i] != acc[sply, persp, i]:
                     same = False
         if not same:
-            heur[NNUE_MISMATCHES] += 1
+            ctl[NNUE_MISMATCHES] += 1
     return nnue_evaluate(st, row, acc, sply, net[ROW_W_OUT:ROW_W_OUT + 2], params)
 
 
@@ -51,13 +51,13 @@ def nnue_push_move(st, mb, row, m, acc, sply, net):
         nnue_update(st, mb, row, m, acc, sply, net)
 
 
-def static_eval(st, row, heur, acc, sply, net, params):
+def static_eval(st, row, ctl, acc, sply, net, params):
     """Static evaluation (int64 centipawns, side to move's view) of row ``row`` at search ply
     ``sply``: :func:`nnue_static_eval` when ``acc`` is an accumulator stack (3-D), the
     hand-crafted :func:`.evaluate.evaluate` for :data:`HCE_ACC`. Compiled code resolves the
     choice from the type (overload below)."""
     if acc.ndim == 3:
-        return nnue_static_eval(st, row, heur, acc, sply, net, params)
+        return nnue_static_eval(st, row, ctl, acc, sply, net, params)
     return evaluate(st, row)
 
 
@@ -71,11 +71,11 @@ def nnue_push(st, mb, row, m, acc, sply, net):
 
 
 @overload(static_eval, inline="always")
-def _static_eval_typed(st, row, heur, acc, sply, net, params):
+def _static_eval_typed(st, row, ctl, acc, sply, net, params):
     if acc.ndim == 3:
-        return lambda st, row, heur, acc, sply, net, params: nnue_static_eval(
-            st, row, heur, acc, sply, net, params)
-    return lambda st, row, heur, acc, sply, net, params: evaluate(st, row)
+        return lambda st, row, ctl, acc, sply, net, params: nnue_static_eval(
+            st, row, ctl, acc, sply, net, params)
+    return lambda st, row, ctl, acc, sply, net, params: evaluate(st, row)
 
 
 @overload(nnue_push, inline="always")

@@ -1,6 +1,7 @@
 """Transposition table kernels: entry packing, probe, store, prefetch, hashfull.
 
-``tt``: int64[2 * entries]: pairs (key XOR data, data), four-entry buckets. data packs move
+``tt``: int64[buckets, 8], buckets a power of two (the index mask is ``tt.shape[0] - 1``):
+four entries a bucket, each a pair (key XOR data, data). data packs move
 (bits 0-15), score + 32768 (16-31), static eval + 32768 (32-47), depth + 1 (48-54), bound
 (55-56), age (57-61). Mate scores are stored relative to the node (chessprogramming wiki
 "Transposition Table", "Mate Scores"). Storing the key XOR the data makes the table safe for
@@ -14,15 +15,14 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .state import (MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, TT_MASK,
-                    AGE)
+from .state import MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
 
 TT_KEEP_DEPTH = 4               # a same-key entry 4+ plies deeper and not exact is kept (Stockfish)
 
 
 def new_tt(mib):
     """A transposition table of ``mib`` MiB (int; 16 bytes an entry, 4 entries a bucket,
-    the bucket count rounded down to a power of two). Returns (tt int64[2 * entries], mask).
+    the bucket count rounded down to a power of two): int64[buckets, 8].
 
     The array starts on a 64-byte boundary, so each 64-byte bucket is one cache line (numpy
     only promises 16-byte alignment: a bucket would straddle two lines, two misses a probe)."""
@@ -30,24 +30,28 @@ def new_tt(mib):
     buckets = 1 << (buckets.bit_length() - 1)
     raw = np.zeros(buckets * 8 + 8, dtype=np.int64)
     off = (-raw.ctypes.data % 64) // 8
-    return raw[off:off + buckets * 8], buckets - 1
+    return raw[off:off + buckets * 8].reshape(buckets, 8)
 
 
 @njit(cache=True)
-def _tt_index(heur, key):
-    return (np.int64(key) & heur[TT_MASK]) * 8
+def _tt_bucket(tt, key):
+    """The bucket (row of ``tt``) of ``key``: its low bits, as many as the table has rows."""
+    return np.int64(key) & (tt.shape[0] - 1)
 
 
 @intrinsic
 def _prefetch(typingctx, arr, idx):
-    """Emit ``llvm.prefetch`` (read, keep in all cache levels) of ``arr[idx]``: x86
-    ``prefetcht0``. Bounds are not checked; a prefetch never faults."""
+    """Emit ``llvm.prefetch`` (read, keep in all cache levels) of the first item of row
+    ``idx`` of ``arr`` (``arr[idx]`` for a 1-D array): x86 ``prefetcht0``. Bounds are not
+    checked; a prefetch never faults."""
     sig = types.void(arr, types.int64)
 
     def codegen(context, builder, signature, args):
         aryty = signature.args[0]
         ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        zero = context.get_constant(types.intp, 0)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary,
+                                       [args[1]] + [zero] * (aryty.ndim - 1))
         i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
@@ -62,37 +66,37 @@ def _prefetch(typingctx, arr, idx):
 
 
 @njit(cache=True)
-def tt_prefetch(tt, heur, key):
+def tt_prefetch(tt, key):
     """Start loading the TT bucket of ``key`` into the cache (Stockfish prefetches it right
     after making a move, so the child's probe finds the bucket in cache)."""
-    _prefetch(tt, _tt_index(heur, key))
+    _prefetch(tt, _tt_bucket(tt, key))
 
 
 @njit(cache=True)
-def tt_probe(tt, heur, key):
+def tt_probe(tt, key):
     """The data word (int64) stored for ``key`` (uint64), or -1 when absent (lockless: the
     slot holds key XOR data)."""
     k = np.int64(key)
-    base = _tt_index(heur, key)
+    b = _tt_bucket(tt, key)
     for e in range(4):
-        d = tt[base + 2 * e + 1]
-        if d != 0 and (tt[base + 2 * e] ^ d) == k:
+        d = tt[b, 2 * e + 1]
+        if d != 0 and (tt[b, 2 * e] ^ d) == k:
             return d
     return np.int64(-1)
 
 
 @njit(cache=True)
-def tt_store(tt, heur, key, move, score, ev, depth, bound):
-    """Store an entry, replacing the same key or the least valuable (shallow, old) slot."""
+def tt_store(tt, key, move, score, ev, depth, bound, age):
+    """Store an entry of TT generation ``age`` (0..31), replacing the same key or the least
+    valuable (shallow, old) slot."""
     k = np.int64(key)
-    base = _tt_index(heur, key)
-    age = heur[AGE]
-    slot = base
+    b = _tt_bucket(tt, key)
+    slot = 0
     worst = np.int64(1 << 40)
     for e in range(4):
-        i = base + 2 * e
-        d = tt[i + 1]
-        same = d != 0 and (tt[i] ^ d) == k
+        i = 2 * e
+        d = tt[b, i + 1]
+        same = d != 0 and (tt[b, i] ^ d) == k
         if same or d == 0:
             slot = i
             if same:
@@ -113,8 +117,8 @@ def tt_store(tt, heur, key, move, score, ev, depth, bound):
         depth = 125
     data = ((move & 0xFFFF) | ((score + 32768) << 16) | ((ev + 32768) << 32)
             | ((depth + 1) << 48) | (bound << 55) | (age << 57))
-    tt[slot] = k ^ data
-    tt[slot + 1] = data
+    tt[b, slot] = k ^ data
+    tt[b, slot + 1] = data
 
 
 @njit(cache=True)
@@ -187,13 +191,13 @@ def tt_refine(d, sply, ev):
 
 
 @njit(cache=True)
-def hashfull(tt, heur):
-    """Permille (0..1000) of the first 1000 entries written in the current search."""
+def hashfull(tt, age):
+    """Permille (0..1000) of the first 1000 entries written in the current search (TT
+    generation ``age``)."""
     used = 0
-    n = min(1000, tt.shape[0] // 2)
-    age = heur[AGE]
+    n = min(1000, tt.shape[0] * 4)
     for i in range(n):
-        d = tt[2 * i + 1]
+        d = tt[i >> 2, 2 * (i & 3) + 1]
         if d != 0 and ((d >> 57) & 0x1F) == age:
             used += 1
     return used * 1000 // max(n, 1)
