@@ -27,6 +27,7 @@ from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net, random
 from .kernels.perft import perft
 from .timeman import TM_MIN_DEPTH, budget, scale_soft
 from . import strength
+from . import params as SP
 
 HISTORY_ROWS = 1024           # game plies kept below the search rows
 MAX_THREADS = 256             # the Threads option's upper bound (Stockfish allows 1024)
@@ -38,10 +39,8 @@ VOTE_SCORE_OFFSET = 14
 #: Aspiration windows (chessprogramming wiki "Aspiration Windows"): from this depth on, an
 #: iteration starts with the window prev_score +- ASPIRATION_DELTA (centipawns); each fail
 #: widens delta by half (Ethereal's growth) plus ASPIRATION_GROWTH_CP, and a fail low also
-#: pulls beta to the window's middle, as Stockfish does. Values hand-set, not tuned.
-ASPIRATION_MIN_DEPTH = 4
-ASPIRATION_DELTA = 20
-ASPIRATION_GROWTH_CP = 5
+#: pulls beta to the window's middle, as Stockfish does. The three values are search parameters
+#: (ASPIRATION_MIN_DEPTH, ASPIRATION_DELTA, ASPIRATION_GROWTH_CP in uci_engine/params.py).
 #: Score (centipawns) of a tablebase win at the root: just below the mate range, as Stockfish's
 #: VALUE_TB = VALUE_MATE_IN_MAX_PLY - 1 (see uci_engine/syzygy.py); a TB loss is its negative.
 TB_WIN = SS.MATE_BOUND - 1
@@ -146,6 +145,7 @@ class Engine:
         self.ss = SS.new_stack()
         self.mv = SS.new_move_buffers()
         self.helpers = []
+        self.params = SP.pack()               # search parameters (shared by every thread)
         self.limit_strength = False           # UCI_LimitStrength
         self.uci_elo = strength.ELO_DEFAULT   # UCI_Elo
         self.skill_rng = random.Random()
@@ -655,9 +655,10 @@ class Engine:
             (self.st, self.mb, self.ctl, self.hist, self.ss, self.mv, self.root, self.acc)
             if w is None else (w.st, w.mb, w.ctl, w.hist, w.ss, w.mv, w.root, w.acc))
         acc = self._root_acc(st, root, acc)
-        if (depth >= ASPIRATION_MIN_DEPTH and prev_score is not None
+        tune = self.params
+        if (depth >= tune[SP.ASPIRATION_MIN_DEPTH] and prev_score is not None
                 and abs(prev_score) < SS.MATE_BOUND):
-            delta = ASPIRATION_DELTA
+            delta = int(tune[SP.ASPIRATION_DELTA])
             alpha, beta = max(prev_score - delta, -SS.INF), min(prev_score + delta, SS.INF)
         else:
             delta = SS.INF
@@ -667,7 +668,7 @@ class Engine:
             h[SS.ROOT_ROW] = root
             h[SS.ROOT_DONE] = 0
             score = int(S.negamax(st, mb, self.tt, h, hist, ss, mv, acc, self.net_packed,
-                                  self.net_params, np.int64(root), np.int64(depth),
+                                  self.net_params, self.params, np.int64(root), np.int64(depth),
                                   np.int64(alpha), np.int64(beta), S.ZERO))
             pv = self._pv(ss)
             if h[SS.STOP]:
@@ -692,7 +693,7 @@ class Engine:
                 beta = min(score + delta, SS.INF)
             else:
                 return score, pv, True
-            delta += delta // 2 + ASPIRATION_GROWTH_CP
+            delta += delta // 2 + int(tune[SP.ASPIRATION_GROWTH_CP])
 
     def _info(self, depth, multipv, score, pv, bound, t0, clock):
         elapsed = max(clock() - t0, 1e-6)

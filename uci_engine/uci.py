@@ -15,6 +15,7 @@ from .book import Book, BookError
 from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net
 from .syzygy import MAX_PIECES, Tablebases, TablebaseError
 from .timeman import Limits
+from . import params
 from . import strength
 from .wdl import wdl
 
@@ -46,9 +47,10 @@ class Option:
 
 class UCI:
     """One UCI session. ``out`` is a text stream; ``sliders`` an optional backend request
-    (``--sliders``). Kernels load in a background thread started at construction."""
+    (``--sliders``); ``tune`` True lists the search parameters as options (``--tune``).
+    Kernels load in a background thread started at construction."""
 
-    def __init__(self, out=None, sliders=None):
+    def __init__(self, out=None, sliders=None, tune=False):
         self.out = out or sys.stdout
         self.lock = threading.Lock()
         self.ready = threading.Event()
@@ -91,7 +93,8 @@ class UCI:
             Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES),
             Option("EvalFile", "string", DEFAULT_NET),
             Option("Use NNUE", "check", USE_NNUE_DEFAULT),
-        )}
+        ) + tuple(Option(name, "spin", default, lo, hi)
+                  for name, default, lo, hi in (params.uci_options() if tune else ()))}
         self.tablebases = Tablebases()
         self.book = Book()
         self.net = None                    # the EvalFile net once one is set (else the default)
@@ -298,7 +301,7 @@ class UCI:
             opt.value = v
         if opt.name == "UCI_Chess960" and self.engine is not None:
             self.engine.chess960 = v
-        if opt.name in SEARCH_OPTIONS and self.engine is not None:
+        if (opt.name in SEARCH_OPTIONS or params.is_param(opt.name)) and self.engine is not None:
             self._apply_search_options(self.engine)
         tb = self.tablebases
         tb.rule50 = self.options["syzygy50moverule"].value
@@ -314,6 +317,8 @@ class UCI:
         if self.net is not None and eng.net is not self.net:
             eng.set_net(self.net)
         eng.set_use_nnue(self.options["use nnue"].value)
+        params.apply(eng.params, {o.name: o.value for o in self.options.values()
+                                  if params.is_param(o.name)})
 
     @staticmethod
     def _raw_value(line):

@@ -9,13 +9,11 @@ from .position import (LAST_MOVE, NULL_MOVE, WHITE_PAWN, BLACK_PAWN, move_from, 
 from .state import (MATE_BOUND, HISTORY, CONT_HISTORY, CAPTURE_HISTORY, CORR_HISTORY, CORR_BITS,
                     CORR_SIZE)
 
-HISTORY_MAX = 16384     # history gravity bound: |entry| stays below it (Stockfish's stats)
-HISTORY_BONUS_SCALE = 16        # history bonus: min(HISTORY_BONUS_SCALE * depth^2,
-HISTORY_BONUS_MAX = 1600        #   HISTORY_BONUS_MAX), the malus the same negated
+# The bounds, bonus and weights are search parameters (uci_engine/params.py: HISTORY_MAX,
+# HISTORY_BONUS_*, CORR_WEIGHT_MAX, CORR_MAX), passed in by the search.
 CORR_GRAIN = 256                # correction history (Stockfish, Ethereal "pawn correction"):
-CORR_WEIGHT_MAX = 16            #   entries in 1/256 cp, updated towards (score - eval) with
-CORR_WEIGHT_SCALE = 256         #   weight min(depth + 1, 16) / 256, bounded by +-CORR_MAX cp
-CORR_MAX = 64
+CORR_WEIGHT_SCALE = 256         #   entries in 1/256 cp, updated towards (score - eval) with
+                                #   weight min(depth + 1, CORR_WEIGHT_MAX) / 256
 PAWN_HASH_W = np.uint64(0x9E3779B97F4A7C15)   # multiplicative hashing of the two pawn boards
 PAWN_HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)   #   (golden ratio, and xxhash's PRIME64_2)
 
@@ -75,13 +73,14 @@ def quiet_score(hist, mb, row, us, m, prev1, prev2):
 
 
 @njit(cache=True)
-def update_quiet(hist, mb, row, us, m, prev1, prev2, bonus):
-    """Apply ``bonus`` (negative: malus) to every history entry :func:`quiet_score` reads."""
-    update_history(hist, history_index(us, m), bonus)
+def update_quiet(hist, mb, row, us, m, prev1, prev2, bonus, bound):
+    """Apply ``bonus`` (negative: malus) to every history entry :func:`quiet_score` reads,
+    with gravity ``bound`` (:func:`update_history`)."""
+    update_history(hist, history_index(us, m), bonus, bound)
     if prev1 >= 0:
-        update_history(hist, cont_index(prev1, mb, row, m), bonus)
+        update_history(hist, cont_index(prev1, mb, row, m), bonus, bound)
     if prev2 >= 0:
-        update_history(hist, cont_index(prev2, mb, row, m), bonus)
+        update_history(hist, cont_index(prev2, mb, row, m), bonus, bound)
 
 
 @njit(cache=True)
@@ -101,19 +100,21 @@ def corrected_eval(hist, st, row, us, raw):
 
 
 @njit(cache=True)
-def update_corr(hist, st, row, us, diff, depth):
+def update_corr(hist, st, row, us, diff, depth, weight_max, corr_max):
     """Move the correction entry of row ``row`` towards ``diff`` (search score - static eval,
-    centipawns) with weight min(depth + 1, CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE."""
+    centipawns) with weight min(depth + 1, ``weight_max``) / CORR_WEIGHT_SCALE, keeping it
+    within +-``corr_max`` centipawns."""
     i = _corr_index(st, row, us)
-    w = min(depth + 1, CORR_WEIGHT_MAX)
+    w = min(depth + 1, weight_max)
     e = (hist[i] * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) // CORR_WEIGHT_SCALE
-    lim = CORR_MAX * CORR_GRAIN
+    lim = corr_max * CORR_GRAIN
     hist[i] = max(-lim, min(lim, e))
 
 
 @njit(cache=True)
-def update_history(hist, idx, bonus):
-    """History gravity: h += bonus - h * |bonus| / HISTORY_MAX keeps |h| < HISTORY_MAX."""
+def update_history(hist, idx, bonus, bound):
+    """History gravity (Stockfish's stats): h += bonus - h * |bonus| / ``bound`` keeps
+    |h| < ``bound`` (the HISTORY_MAX search parameter)."""
     h = hist[idx]
-    hist[idx] = h + bonus - h * abs(bonus) // HISTORY_MAX
+    hist[idx] = h + bonus - h * abs(bonus) // bound
 

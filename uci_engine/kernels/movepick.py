@@ -15,11 +15,12 @@ from .state import (KILLERS, COUNTER, PICK, PICK_FIELDS, PICK_STAGE, PICK_NEXT, 
                     PICK_END, PICK_TT, PICK_BAD, PICK_SCORE, PICK_PREV1, PICK_PREV2, MV_MOVES,
                     MV_SCORES)
 from .see import SEE_VALUE, see
-from .history import HISTORY_MAX, capture_index, quiet_score
+from .history import capture_index, quiet_score
+from ..params import HISTORY_MAX_BOUND
 
 # --- move ordering scores (mv[sply, MV_SCORES]): hand-set bands, far enough apart that no
-# quiet's history sum (three terms, each |h| < HISTORY_MAX) or capture's value and capture
-# history term crosses into another band.
+# quiet's history sum (three terms, each |h| < HISTORY_MAX <= HISTORY_MAX_BOUND) or capture's
+# value and capture history term crosses into another band, whatever the search parameters.
 ORDER_TT = 2000000              # TT move (at the root: the previous iteration's best move)
 ORDER_GOOD_CAPTURE = 1000000    # + victim value * CAPTURE_MVV_SCALE + capture history: captures
                                 # and queen promotions (queen value added) not losing by SEE
@@ -31,6 +32,9 @@ ORDER_BAD_CAPTURE = -1000000    # + the same terms: captures SEE shows losing, a
 ORDER_UNDERPROMO_GAP = 100000   # under-promotions: below every capture (never SEE-tested)
 CAPTURE_MVV_SCALE = 16          # capture order: victim value * 16 + capture history (Stockfish
                                 # orders by 7 * value + capture history; values here are smaller)
+#: every capture and queen promotion scores above this before SEE; under-promotions and the
+#: captures SEE deferred below it
+NOISY_FLOOR = ORDER_GOOD_CAPTURE - HISTORY_MAX_BOUND
 
 # Staged move picker (Stockfish's MovePicker, Ethereal's movepicker.c): the TT move before any
 # generation; captures and promotions by value and capture history, SEE-tested only when picked,
@@ -328,7 +332,7 @@ def next_move(st, mb, hist, ss, mv, row, sply):
             n = ss[p + PICK_NOISY]
             if i < n:
                 sc = _pick_range(mv, sply, i, n)
-                if sc >= ORDER_GOOD_CAPTURE - HISTORY_MAX:
+                if sc >= NOISY_FLOOR:
                     m = np.int64(mv[sply, MV_MOVES, i])
                     if _may_lose(mb, row, m) and see(st, mb, ss, row, m) < 0:
                         mv[sply, MV_SCORES, i] = sc + ORDER_BAD_CAPTURE - ORDER_GOOD_CAPTURE

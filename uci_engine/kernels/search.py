@@ -46,60 +46,27 @@ from .state import (MAX_PLY, MATE, INF, MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOU
 from .tt import (tt_prefetch, tt_probe, tt_store, tt_move_of, tt_eval_of, tt_depth_of,
                  tt_bound_of, tt_score_of, score_to_tt, score_from_tt, tt_cutoff, tt_refine)
 from .see import SEE_VALUE, see
-from .history import (HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX, piece_to, capture_index,
-                      update_quiet, update_history, corrected_eval, update_corr)
+from .history import (piece_to, capture_index, update_quiet, update_history, corrected_eval,
+                      update_corr)
 from .movepick import (ORDER_COUNTER, STAGE_GEN_NOISY, STAGE_QUIET, is_quiet, score_moves,
                        pick, quiet_gives_check, picker_init, picker_skip_quiets,
                        next_move)
 from ..numba_recursion import infer_return_once
+from ..params import (RFP_MAX_DEPTH, RFP_MARGIN, RAZOR_MAX_DEPTH, RAZOR_BASE, RAZOR_MARGIN,
+                      NMP_MIN_DEPTH, NMP_BASE_R, NMP_DEPTH_DIV, NMP_EVAL_DIV, NMP_EVAL_MAX_R,
+                      IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMP_BASE, LMP_NOT_IMPROVING_NUM,
+                      LMP_NOT_IMPROVING_DEN, FUTILITY_MAX_DEPTH, FUTILITY_BASE, FUTILITY_MARGIN,
+                      HISTORY_PRUNE_MAX_DEPTH, HISTORY_PRUNE_MARGIN, SEE_PRUNE_MAX_DEPTH,
+                      SEE_PRUNE_MARGIN, DELTA_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
+                      SE_BETA_MARGIN, SE_DOUBLE_MARGIN, SE_DOUBLE_MAX, LMR_MIN_DEPTH,
+                      LMR_MIN_MOVES, LMR_MIN_MOVES_PV, LMR_HISTORY_DIV, LMR_TABLE, LMR_SIZE,
+                      HISTORY_MAX, HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX, CORR_WEIGHT_MAX,
+                      CORR_MAX)
 
-# LMR reductions: round(0.75 + ln(depth) * ln(moves) / 2.25), plies
-_lmr = np.zeros((64, 64), dtype=np.int64)
-for _d in range(1, 64):
-    for _m in range(1, 64):
-        _lmr[_d, _m] = int(0.75 + np.log(_d) * np.log(_m) / 2.25)
-LMR = _lmr
-del _lmr
-
-# --- pruning and reduction parameters (depths in plies, margins in centipawns). Hand-set for
-# this engine (not tuned yet); where the form follows an engine, it is named.
-RFP_MAX_DEPTH = 7               # reverse futility: ev - RFP_MARGIN * depth >= beta
-RFP_MARGIN = 80
-NMP_MIN_DEPTH = 3               # null move: R = NMP_BASE_R + depth // NMP_DEPTH_DIV
-NMP_BASE_R = 3                  #   + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV)
-NMP_DEPTH_DIV = 4               #   (the eval term as in Stockfish: min((eval - beta) / 200, 3))
-NMP_EVAL_DIV = 200
-NMP_EVAL_MAX_R = 3
-IIR_MIN_DEPTH = 4               # internal iterative reduction without a TT move
-LMP_MAX_DEPTH = 4               # late move pruning: quiets after LMP_BASE + depth^2 moves
-LMP_BASE = 3                    #   (Stockfish's futility_move_count: (3 + d^2) / (2 - improving));
-LMP_NOT_IMPROVING_NUM = 2       #   without improving, LMP_NOT_IMPROVING_NUM / LMP_NOT_IMPROVING_DEN
-LMP_NOT_IMPROVING_DEN = 3       #   of that (milder than Stockfish's halving: our ordering is worse)
-FUTILITY_MAX_DEPTH = 3          # futility pruning of quiets: ev + FUTILITY_BASE
-FUTILITY_BASE = 120             #   + FUTILITY_MARGIN * depth <= alpha
-FUTILITY_MARGIN = 100
-SEE_PRUNE_MAX_DEPTH = 4         # losing captures with SEE < -SEE_PRUNE_MARGIN * depth
-SEE_PRUNE_MARGIN = 100
-DELTA_MARGIN = 200              # quiescence delta pruning (wiki "Delta Pruning": ~200 cp)
-LMR_MIN_DEPTH = 3               # LMR of quiet moves from this depth, after LMR_MIN_MOVES
-LMR_MIN_MOVES = 2               #   searched moves (LMR_MIN_MOVES_PV at PV nodes)
-LMR_MIN_MOVES_PV = 3
-LMR_HISTORY_DIV = 8000          # LMR: one ply less per LMR_HISTORY_DIV of history score (the sum of
-                                #   butterfly and continuation histories, both ways)
+# The margins, depths and reductions of the steps below are search parameters: ``params``
+# (int64[PARAMS_LEN], indices and defaults in uci_engine/params.py), so a tuner can set them
+# without a recompile. Fixed here: structural limits.
 EXT_MARGIN = 8                  # no singular extension within 8 plies of MAX_PLY
-# --- issue 10's techniques. Forms follow the engines named; values are first guesses scaled to
-# this engine's depths (a 5+0.05 game reaches depth 8-12), judged as one group by SPRT
-# (docs/strength.md), not tuned one by one.
-HISTORY_PRUNE_MAX_DEPTH = 3     # quiets with history (butterfly + continuation) below
-HISTORY_PRUNE_MARGIN = 3000     #   -HISTORY_PRUNE_MARGIN * depth are pruned (Stockfish's form)
-RAZOR_MAX_DEPTH = 3             # razoring: ev + RAZOR_BASE + RAZOR_MARGIN * depth^2 < alpha
-RAZOR_BASE = 490                #   drops to quiescence (Stockfish: eval < alpha - 494 - 290 d^2)
-RAZOR_MARGIN = 290
-SE_MIN_DEPTH = 6                # singular extensions (Stockfish, Ethereal, Weiss): the TT move,
-SE_TT_DEPTH_SLACK = 3           #   stored at >= depth - 3 as a lower bound, is extended when
-SE_BETA_MARGIN = 2              #   every other move fails low under tt - 2 * depth at half depth;
-SE_DOUBLE_MARGIN = 20           #   by two plies when they fail low by 20 more (non-PV nodes),
-SE_DOUBLE_MAX = 6               #   at most 6 double extensions on a line (Stockfish's limit)
 QS_TT_DEPTH = -1                # depth of quiescence TT entries: below every main-search depth
 
 # Recursive kernels take only int64 scalars (never literals): a cached recursive function
@@ -161,7 +128,8 @@ def in_check_of(st, row, us):
 # every mv[sply, k] view) is increfed and decrefed atomically on each node: about +35% nps.
 @infer_return_once
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, beta, cut_node):
+def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+            row, depth, alpha, beta, cut_node):
     """Principal variation search to ``depth`` plies from row ``row``; returns the score in
     centipawns from the side to move (mate scores are MATE - plies to mate). ``cut_node`` is
     1 at expected cut nodes, else 0 (int64). With ``ss[EXCLUDED + ply]`` set, the node is a
@@ -170,11 +138,14 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
     ``tt``, ``ctl``, ``hist``, ``ss``, ``mv``: the transposition table (:mod:`.tt`), control
     block, per-game histories, search stack and move buffers (:mod:`.state`).
 
-    ``acc``, ``net``, ``params``: the NNUE accumulator stack (int16[rows, 2, H], row = search
-    ply; row 0 refreshed by the caller for the root), packed weights (int16[PACKED_ROWS, H])
-    and run-time scalars (int64[PARAMS_LEN]) of :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC`
-    the search evaluates with the hand-crafted evaluation and ``net``/``params`` are not read
-    (any arrays of those types)."""
+    ``acc``, ``net``, ``net_params``: the NNUE accumulator stack (int16[rows, 2, H], row =
+    search ply; row 0 refreshed by the caller for the root), packed weights
+    (int16[PACKED_ROWS, H]) and run-time scalars (int64[nnue_consts.PARAMS_LEN]) of
+    :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC` the search evaluates with the hand-crafted
+    evaluation and ``net``/``net_params`` are not read (any arrays of those types).
+
+    ``params``: the search parameters, int64[uci_engine.params.PARAMS_LEN]
+    (:func:`uci_engine.params.pack`)."""
     # Step 1. Node set-up: ply, PV length, node type; whether the side to move is in check
     # (known from the parent's move when it tested it), which decides pruning everywhere below.
     root_row = ctl[ROOT_ROW]
@@ -201,7 +172,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
         if sply > ctl[SELDEPTH]:
             ctl[SELDEPTH] = sply
         if sply >= MAX_PLY - 1:
-            return static_eval(st, row, ctl, acc, sply, net, params)
+            return static_eval(st, row, ctl, acc, sply, net, net_params)
         if is_draw(st, row, root_row):
             return np.int64(0)
         key = st[row, KEY]
@@ -222,7 +193,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
             raw = VALUE_NONE
         else:
             if raw == VALUE_NONE:
-                raw = static_eval(st, row, ctl, acc, sply, net, params)
+                raw = static_eval(st, row, ctl, acc, sply, net, net_params)
             stand = corrected_eval(hist, st, row, us, raw)
             if d >= 0:
                 stand = tt_refine(d, sply, stand)
@@ -261,11 +232,11 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
                     if move_flag(m) < FLAG_PROMO:
                         c = np.int64(mb[row, move_to(m)])
                         gain = SEE_VALUE[piece_type(c)] if c != NO_PIECE else SEE_VALUE[PAWN]
-                        if stand + gain + DELTA_MARGIN <= alpha:
+                        if stand + gain + params[DELTA_MARGIN] <= alpha:
                             continue                    # delta pruning
             nnue_push(st, mb, row, m, acc, sply, net)
-            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row + 1, QS_DEPTH,
-                             -beta, -alpha, ZERO)
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+                             row + 1, QS_DEPTH, -beta, -alpha, ZERO)
             if ctl[STOP]:
                 return np.int64(0)
             if score > best:
@@ -292,7 +263,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
         if is_draw(st, row, root_row):
             return np.int64(0)
         if sply >= MAX_PLY - 1:
-            return static_eval(st, row, ctl, acc, sply, net, params)
+            return static_eval(st, row, ctl, acc, sply, net, net_params)
         # mate distance pruning
         if alpha < -MATE + sply:
             alpha = -MATE + sply
@@ -344,7 +315,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
         ev = static_ev
     else:
         if raw == VALUE_NONE:
-            raw = static_eval(st, row, ctl, acc, sply, net, params)
+            raw = static_eval(st, row, ctl, acc, sply, net, net_params)
         static_ev = corrected_eval(hist, st, row, us, raw)
         ss[EVAL_STACK + sply] = static_ev
         ev = tt_refine(d, sply, static_ev) if d >= 0 else static_ev
@@ -359,14 +330,16 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
     if not in_check and not pv_node and excluded == 0:
         # Step 7. Reverse futility pruning (static null move): an eval this far above beta at
         # low depth is taken to hold; the margin shrinks when the eval is improving.
-        if (depth <= RFP_MAX_DEPTH and ev - RFP_MARGIN * (depth - improving) >= beta
+        if (depth <= params[RFP_MAX_DEPTH]
+                and ev - params[RFP_MARGIN] * (depth - improving) >= beta
                 and ev < MATE_BOUND):
             return ev
         # Step 8. Razoring: far below alpha at low depth, ask quiescence whether anything
         # helps (in issue 10's group, +95.1 +- 27.6 Elo together at 5+0.05 (docs/strength.md)).
-        if depth <= RAZOR_MAX_DEPTH and ev + RAZOR_BASE + RAZOR_MARGIN * depth * depth < alpha:
-            score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, ZERO, alpha,
-                            alpha + 1, ZERO)
+        if (depth <= params[RAZOR_MAX_DEPTH]
+                and ev + params[RAZOR_BASE] + params[RAZOR_MARGIN] * depth * depth < alpha):
+            score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+                            row, ZERO, alpha, alpha + 1, ZERO)
             if ctl[STOP]:
                 return np.int64(0)
             if score <= alpha:
@@ -378,16 +351,16 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
         # not lose: Morphy's kbK5/pp6/1P6/8/8/8/8/R7 w, 1. Ra6!).
         non_pawn = st[row, OCC + us] ^ st[row, piece_of(us, PAWN)] ^ st[row, piece_of(us, KING)]
         majors = st[row, piece_of(us, ROOK)] | st[row, piece_of(us, QUEEN)]
-        if (depth >= NMP_MIN_DEPTH and ev >= beta
+        if (depth >= params[NMP_MIN_DEPTH] and ev >= beta
                 and (majors != U0 or (non_pawn & (non_pawn - U1)) != U0)
                 and st[row, LAST_MOVE] != NULL_MOVE and beta > -MATE_BOUND):
-            r = (NMP_BASE_R + depth // NMP_DEPTH_DIV
-                 + min(NMP_EVAL_MAX_R, (ev - beta) // NMP_EVAL_DIV))
+            r = (params[NMP_BASE_R] + depth // params[NMP_DEPTH_DIV]
+                 + min(params[NMP_EVAL_MAX_R], (ev - beta) // params[NMP_EVAL_DIV]))
             make_null_move(st, mb, row)
             tt_prefetch(tt, st[row + 1, KEY])
             nnue_push(st, mb, row, np.int64(NULL_MOVE), acc, sply, net)
-            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row + 1,
-                             depth - 1 - r, -beta, -beta + 1, 1 - cut_node)
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+                             row + 1, depth - 1 - r, -beta, -beta + 1, 1 - cut_node)
             if ctl[STOP]:
                 return np.int64(0)
             if score >= beta:
@@ -397,7 +370,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
 
     # Step 10. Internal iterative reduction: without a TT move the ordering is poor, so a
     # deep PV or cut node is searched one ply shallower (Stockfish's IIR).
-    if tt_move == 0 and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):
+    if tt_move == 0 and depth >= params[IIR_MIN_DEPTH] and (pv_node or cut_node):
         depth -= 1
 
     # Step 11. Singular extension (Stockfish, Ethereal): a TT move much better than every
@@ -408,20 +381,20 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
     # other move reaches tt_score - SE_BETA_MARGIN * depth at half depth. Done before this
     # node generates its moves: the verification search reuses this ply's move buffers.
     tt_ext = 0
-    if (not root and excluded == 0 and tt_move != 0 and depth >= SE_MIN_DEPTH
-            and tt_depth >= depth - SE_TT_DEPTH_SLACK and (tt_bound & BOUND_LOWER) != 0
+    if (not root and excluded == 0 and tt_move != 0 and depth >= params[SE_MIN_DEPTH]
+            and tt_depth >= depth - params[SE_TT_DEPTH_SLACK] and (tt_bound & BOUND_LOWER) != 0
             and abs(tt_score) < MATE_BOUND and sply < MAX_PLY - EXT_MARGIN):
-        sbeta = tt_score - SE_BETA_MARGIN * depth
+        sbeta = tt_score - params[SE_BETA_MARGIN] * depth
         ss[EXCLUDED + sply] = tt_move
-        score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, (depth - 1) // 2,
-                        sbeta - 1, sbeta, cut_node)
+        score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+                        row, (depth - 1) // 2, sbeta - 1, sbeta, cut_node)
         ss[EXCLUDED + sply] = 0
         if ctl[STOP]:
             return np.int64(0)
         if score < sbeta:
             tt_ext = 1
-            if (not pv_node and score < sbeta - SE_DOUBLE_MARGIN
-                    and ss[DOUBLE_EXT + sply] < SE_DOUBLE_MAX):
+            if (not pv_node and score < sbeta - params[SE_DOUBLE_MARGIN]
+                    and ss[DOUBLE_EXT + sply] < params[SE_DOUBLE_MAX]):
                 tt_ext = 2                          # double extension
         elif sbeta >= beta:
             return sbeta                            # multi-cut: several moves beat beta
@@ -449,9 +422,9 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
         if n > 0 and k == 0:
             return -INF
         ss[pk + PICK_END] = k
-    lmp_count = LMP_BASE + depth * depth
+    lmp_count = params[LMP_BASE] + depth * depth
     if not improving:
-        lmp_count = lmp_count * LMP_NOT_IMPROVING_NUM // LMP_NOT_IMPROVING_DEN
+        lmp_count = lmp_count * params[LMP_NOT_IMPROVING_NUM] // params[LMP_NOT_IMPROVING_DEN]
 
     best = -INF
     best_move = 0
@@ -468,7 +441,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
         order = ss[pk + PICK_SCORE]
         quiet = is_quiet(mb, row, m)
         if (quiet and not root and not in_check and best > -MATE_BOUND
-                and depth <= LMP_MAX_DEPTH and searched >= lmp_count):
+                and depth <= params[LMP_MAX_DEPTH] and searched >= lmp_count):
             # Step 13. Late move pruning before the move is made (+27.9 +- 16.2 Elo at 5+0.05
             # as a speed-up, docs/strength.md): the picker yields only the quiet
             # checks left, unsorted (the pruning spares checks); this move, unless it checks,
@@ -502,16 +475,18 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
         if not root and best > -MATE_BOUND and not in_check and not gives_check:
             if quiet:
                 # late move pruning, futility pruning and history pruning of quiet moves
-                if depth <= LMP_MAX_DEPTH and searched >= lmp_count:
+                if depth <= params[LMP_MAX_DEPTH] and searched >= lmp_count:
                     continue
-                if (depth <= FUTILITY_MAX_DEPTH and searched > 0
-                        and ev + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha):
+                if (depth <= params[FUTILITY_MAX_DEPTH] and searched > 0
+                        and ev + params[FUTILITY_BASE] + params[FUTILITY_MARGIN] * depth
+                        <= alpha):
                     continue
-                if (depth <= HISTORY_PRUNE_MAX_DEPTH and searched > 0 and order < ORDER_COUNTER
-                        and order < -HISTORY_PRUNE_MARGIN * depth):
+                if (depth <= params[HISTORY_PRUNE_MAX_DEPTH] and searched > 0
+                        and order < ORDER_COUNTER
+                        and order < -params[HISTORY_PRUNE_MARGIN] * depth):
                     continue
-            elif (depth <= SEE_PRUNE_MAX_DEPTH and order < 0
-                  and see(st, mb, ss, row, m) < -SEE_PRUNE_MARGIN * depth):
+            elif (depth <= params[SEE_PRUNE_MAX_DEPTH] and order < 0
+                  and see(st, mb, ss, row, m) < -params[SEE_PRUNE_MARGIN] * depth):
                 continue                            # SEE pruning of losing captures
         # Step 16. Extension and late move reductions: late quiet moves are searched shallower
         # (more at cut nodes and without improving, less for killers and good history) and
@@ -530,9 +505,10 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
             phase = PVS_FULL
         else:
             phase = PVS_REDUCED
-            if (depth >= LMR_MIN_DEPTH and quiet and not in_check and not gives_check
-                    and searched >= (LMR_MIN_MOVES_PV if pv_node else LMR_MIN_MOVES)):
-                r = LMR[min(depth, 63), min(searched, 63)]
+            if (depth >= params[LMR_MIN_DEPTH] and quiet and not in_check and not gives_check
+                    and searched >= (params[LMR_MIN_MOVES_PV] if pv_node
+                                     else params[LMR_MIN_MOVES])):
+                r = params[LMR_TABLE + min(depth, 63) * LMR_SIZE + min(searched, 63)]
                 if pv_node:
                     r -= 1
                 if cut_node:
@@ -542,7 +518,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
                 if order >= ORDER_COUNTER:
                     r -= 1                          # killers and countermove
                 else:
-                    r -= order // LMR_HISTORY_DIV   # history, both ways
+                    r -= order // params[LMR_HISTORY_DIV]   # history, both ways
                 if r < 0:
                     r = 0
                 if r > new_depth - 1:
@@ -556,8 +532,8 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
                 d, lo, cn = new_depth, -alpha - 1, 1 - cut_node
             else:
                 d, lo, cn = new_depth, -beta, ZERO
-            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, child, d, lo,
-                             -alpha, cn)
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+                             child, d, lo, -alpha, cn)
             if phase == PVS_REDUCED and score > alpha and r > 0:
                 phase = PVS_ZERO_WINDOW
             elif phase != PVS_FULL and score > alpha and score < beta:
@@ -591,22 +567,24 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
                     ctl[BEST_NODES] = ctl[NODES] - nodes_before
                 if score >= beta:
                     bound = BOUND_LOWER
-                    bonus = min(depth * depth * HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX)
+                    bonus = min(depth * depth * params[HISTORY_BONUS_SCALE],
+                                params[HISTORY_BONUS_MAX])
+                    hmax = params[HISTORY_MAX]
                     if quiet:
                         if ss[KILLERS + 2 * sply] != m:
                             ss[KILLERS + 2 * sply + 1] = ss[KILLERS + 2 * sply]
                             ss[KILLERS + 2 * sply] = m
-                        update_quiet(hist, mb, row, us, m, prev1, prev2, bonus)
+                        update_quiet(hist, mb, row, us, m, prev1, prev2, bonus, hmax)
                         for j in range(quiets):
                             q = np.int64(mv[sply, MV_QUIETS, j])
-                            update_quiet(hist, mb, row, us, q, prev1, prev2, -bonus)
+                            update_quiet(hist, mb, row, us, q, prev1, prev2, -bonus, hmax)
                         if prev1 >= 0:
                             hist[COUNTER + prev1] = m
                     else:
-                        update_history(hist, capture_index(mb, row, m), bonus)
+                        update_history(hist, capture_index(mb, row, m), bonus, hmax)
                     for j in range(captures):
                         c = np.int64(mv[sply, MV_CAPTURES, j])
-                        update_history(hist, capture_index(mb, row, c), -bonus)
+                        update_history(hist, capture_index(mb, row, c), -bonus, hmax)
                     break
                 alpha = score
                 bound = BOUND_EXACT
@@ -637,7 +615,8 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, params, row, depth, alpha, 
                 and not (bound == BOUND_LOWER and best <= static_ev)
                 and not (bound == BOUND_UPPER and best >= static_ev)
                 and abs(best) < MATE_BOUND):
-            update_corr(hist, st, row, us, best - static_ev, depth)
+            update_corr(hist, st, row, us, best - static_ev, depth, params[CORR_WEIGHT_MAX],
+                        params[CORR_MAX])
         if not (root and ctl[ROOT_N] > 0):
             tt_store(tt, key, best_move, score_to_tt(best, sply), raw, depth, bound, ctl[AGE])
     return best
