@@ -88,10 +88,10 @@ LMR_MIN_MOVES_PV = _param("LMR_MIN_MOVES_PV", 3, 1, 8, 1, "LMR: the same at PV n
 LMR_HISTORY_DIV = _param("LMR_HISTORY_DIV", 8000, 1000, 20000, 500,
                          "LMR: one ply less per this much history score")
 # --- histories
-#: the largest HISTORY_MAX: the move picker's bands are set apart for it (kernels/movepick.py)
-HISTORY_MAX_BOUND = 65536
-HISTORY_MAX = _param("HISTORY_MAX", 16384, 4096, HISTORY_MAX_BOUND, 1024,
-                     "history gravity bound |h| < max")
+#: the largest history bound: the move picker's bands are set apart for it (kernels/movepick.py)
+HISTORY_MAX_BOUND = 1 << 16
+HISTORY_MAX_LOG2 = _param("HISTORY_MAX_LOG2", 14, 12, 16, 1,
+                          "history gravity bound |h| < 2^log2 (a power of two: a shift)")
 HISTORY_BONUS_SCALE = _param("HISTORY_BONUS_SCALE", 16, 4, 64, 1,
                              "history bonus: min(scale * depth^2, bonus max)")
 HISTORY_BONUS_MAX = _param("HISTORY_BONUS_MAX", 1600, 200, 4000, 100, "history bonus cap")

@@ -19,8 +19,9 @@ from .history import capture_index, quiet_score
 from ..params import HISTORY_MAX_BOUND
 
 # --- move ordering scores (mv[sply, MV_SCORES]): hand-set bands, far enough apart that no
-# quiet's history sum (three terms, each |h| < HISTORY_MAX <= HISTORY_MAX_BOUND) or capture's
-# value and capture history term crosses into another band, whatever the search parameters.
+# quiet's history sum (three terms, each |h| < 2^HISTORY_MAX_LOG2 <= HISTORY_MAX_BOUND) or
+# capture's value and capture history term crosses into another band, whatever the search
+# parameters.
 ORDER_TT = 2000000              # TT move (at the root: the previous iteration's best move)
 ORDER_GOOD_CAPTURE = 1000000    # + victim value * CAPTURE_MVV_SCALE + capture history: captures
                                 # and queen promotions (queen value added) not losing by SEE

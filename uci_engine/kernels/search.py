@@ -60,7 +60,7 @@ from ..params import (RFP_MAX_DEPTH, RFP_MARGIN, RAZOR_MAX_DEPTH, RAZOR_BASE, RA
                       SEE_PRUNE_MARGIN, DELTA_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_SLACK,
                       SE_BETA_MARGIN, SE_DOUBLE_MARGIN, SE_DOUBLE_MAX, LMR_MIN_DEPTH,
                       LMR_MIN_MOVES, LMR_MIN_MOVES_PV, LMR_HISTORY_DIV, LMR_TABLE, LMR_SIZE,
-                      HISTORY_MAX, HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX, CORR_WEIGHT_MAX,
+                      HISTORY_MAX_LOG2, HISTORY_BONUS_SCALE, HISTORY_BONUS_MAX, CORR_WEIGHT_MAX,
                       CORR_MAX)
 
 # The margins, depths and reductions of the steps below are search parameters: ``params``
@@ -422,9 +422,13 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
         if n > 0 and k == 0:
             return -INF
         ss[pk + PICK_END] = k
-    lmp_count = params[LMP_BASE] + depth * depth
-    if not improving:
-        lmp_count = lmp_count * params[LMP_NOT_IMPROVING_NUM] // params[LMP_NOT_IMPROVING_DEN]
+    # (computed where late move pruning can apply: a division by a run-time value per node
+    # costs measurable speed)
+    lmp_count = np.int64(1 << 30)
+    if depth <= params[LMP_MAX_DEPTH]:
+        lmp_count = params[LMP_BASE] + depth * depth
+        if not improving:
+            lmp_count = lmp_count * params[LMP_NOT_IMPROVING_NUM] // params[LMP_NOT_IMPROVING_DEN]
 
     best = -INF
     best_move = 0
@@ -569,7 +573,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
                     bound = BOUND_LOWER
                     bonus = min(depth * depth * params[HISTORY_BONUS_SCALE],
                                 params[HISTORY_BONUS_MAX])
-                    hmax = params[HISTORY_MAX]
+                    hmax = params[HISTORY_MAX_LOG2]
                     if quiet:
                         if ss[KILLERS + 2 * sply] != m:
                             ss[KILLERS + 2 * sply + 1] = ss[KILLERS + 2 * sply]
