@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from uci_engine import params as SP
+from uci_engine import timeman
 from uci_engine.uci import UCI
 
 #: a middlegame position (uci_engine/bench.py's seventh) and a depth at which every parameter
@@ -75,7 +76,7 @@ def test_options_are_listed_only_with_tune(tuned):
             in text
 
 
-@pytest.mark.parametrize("name", [p.name for p in SP.TABLE])
+@pytest.mark.parametrize("name", [p.name for p in SP.TABLE if p.name not in SP.TIME_PARAMS])
 def test_each_parameter_changes_the_node_count(tuned, name):
     p = SP.TABLE[SP.BY_NAME[name]]
     context = CONTEXT.get(name, {})
@@ -97,6 +98,26 @@ def test_each_parameter_changes_the_node_count(tuned, name):
             tuned.send(f"setoption name {other} value {SP.TABLE[SP.BY_NAME[other]].default}")
     assert "error" not in tuned.new_output()
     assert np.array_equal(tuned.uci.engine.params, SP.pack())
+
+
+def _scaled_soft(params):
+    """The soft limit after an iteration (stability 2, a 50 cp drop, half the nodes on the
+    best move) with the time factors of ``params``."""
+    return timeman.scale_soft(1000.0, 1e9, 2, 50, 0.5, **SP.time_factors(params))
+
+
+@pytest.mark.parametrize("name", SP.TIME_PARAMS)
+def test_each_time_parameter_changes_the_soft_limit(tuned, name):
+    """The time-management rows act on clock searches only (no fixed-depth node count):
+    set through the UCI option, each changes the scaled soft limit the engine computes."""
+    p = SP.TABLE[SP.BY_NAME[name]]
+    base = _scaled_soft(tuned.uci.engine.params)
+    tuned.send(f"setoption name {name} value {p.max}")
+    try:
+        assert _scaled_soft(tuned.uci.engine.params) != base
+    finally:
+        tuned.send(f"setoption name {name} value {p.default}")
+    assert _scaled_soft(tuned.uci.engine.params) == base
 
 
 def test_out_of_range_value_is_refused(tuned):
@@ -126,6 +147,11 @@ def test_defaults_are_the_search_constants():
     assert lmr[1, 1] == 0 and lmr[63, 63] == int(0.75 + np.log(63) ** 2 / 2.25)
     for p in SP.TABLE:
         assert p.min <= p.default <= p.max and p.step > 0, p
+    # the time rows' defaults are timeman's constants: same soft limits
+    assert SP.time_factors(packed) == {"soft_scale": timeman.SOFT_SCALE,
+                                       "score_drop_cp": timeman.SCORE_DROP_CP,
+                                       "node_factor_slope": timeman.NODE_FACTOR_SLOPE,
+                                       "node_factor_base": timeman.NODE_FACTOR_BASE}
 
 
 def test_spsa_inputs_are_openbench_lines():

@@ -746,7 +746,8 @@ class Engine:
                 h = self.ctl
                 share = int(h[SS.BEST_NODES]) / max(1, int(h[SS.NODES] - h[SS.ITER_NODES]))
                 self._scaled_soft_ms = scale_soft(self.soft_ms, self.hard_ms,
-                                                  self._tm_stability, drop, min(1.0, share))
+                                                  self._tm_stability, drop, min(1.0, share),
+                                                  **SP.time_factors(self.params))
             elapsed_ms = (self._clock() - self._tstart) * 1000
             if elapsed_ms >= self._scaled_soft_ms:
                 return True

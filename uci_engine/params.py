@@ -103,6 +103,18 @@ ASPIRATION_MIN_DEPTH = _param("ASPIRATION_MIN_DEPTH", 4, 1, 10, 1, "aspiration: 
 ASPIRATION_DELTA = _param("ASPIRATION_DELTA", 20, 5, 100, 2, "aspiration: first half-window")
 ASPIRATION_GROWTH_CP = _param("ASPIRATION_GROWTH_CP", 5, 0, 50, 1,
                               "aspiration: delta += delta / 2 + growth on a fail")
+# --- time management (uci_engine/timeman.py's scale_soft; act on clock searches only)
+SOFT_SCALE_X100 = _param("SOFT_SCALE_X100", 150, 80, 250, 10,
+                         "soft limit: factor over the three below, hundredths")
+SCORE_DROP_CP = _param("SCORE_DROP_CP", 200, 50, 600, 20,
+                       "soft limit: a score drop of d cp scales it by 1 + d / this")
+NODE_FACTOR_SLOPE_X100 = _param("NODE_FACTOR_SLOPE_X100", 200, 50, 400, 10,
+                                "soft limit: slope * (1 - best move's node share) + base")
+NODE_FACTOR_BASE_X100 = _param("NODE_FACTOR_BASE_X100", 40, 0, 150, 5,
+                               "soft limit: see NODE_FACTOR_SLOPE_X100, hundredths")
+#: the rows that act on the time manager, not on a fixed-depth search
+TIME_PARAMS = ("SOFT_SCALE_X100", "SCORE_DROP_CP", "NODE_FACTOR_SLOPE_X100",
+               "NODE_FACTOR_BASE_X100")
 
 TABLE = tuple(TABLE)
 BY_NAME = {p.name: i for i, p in enumerate(TABLE)}
@@ -132,6 +144,15 @@ def pack(values=None):
         for m in range(1, LMR_SIZE):
             out[LMR_TABLE + d * LMR_SIZE + m] = int(base + np.log(d) * np.log(m) / div)
     return out
+
+
+def time_factors(params):
+    """The keyword arguments of :func:`uci_engine.timeman.scale_soft` from the ``params``
+    array (floats from the fixed-point rows)."""
+    return {"soft_scale": params[SOFT_SCALE_X100] / 100,
+            "score_drop_cp": int(params[SCORE_DROP_CP]),
+            "node_factor_slope": params[NODE_FACTOR_SLOPE_X100] / 100,
+            "node_factor_base": params[NODE_FACTOR_BASE_X100] / 100}
 
 
 def uci_options():
