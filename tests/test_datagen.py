@@ -13,7 +13,7 @@ import chess
 import pytest
 
 from uci_engine import datagen as D
-from uci_engine.kernels.search import MATE_BOUND
+from uci_engine.kernels.state import MATE_BOUND
 
 DATA = Path(__file__).parent / "data"
 BOOK = D.read_book(DATA / "openings" / "noob_2moves.epd")

@@ -79,6 +79,7 @@ def _leaf_jobs():
     from .kernels import evaluate as E
     from .kernels import nnue as N
     from .kernels import position as P
+    from .kernels import draw as D
     from .kernels import search as S
     from .kernels import see as SEE
     from .kernels import state as SS
@@ -105,7 +106,7 @@ def _leaf_jobs():
     return [
         (S.in_check_of, (st, i, i)),
         *evaluation,
-        (S.is_draw, (st, i, i)),
+        (D.is_draw, (st, i, i)),
         (TT.tt_probe, (tt, key)),
         (SEE.see, (st, mb, ss, i, i)),
         (TT.tt_store, (tt, key, i, i, i, i, i, i)),

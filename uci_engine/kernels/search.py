@@ -1,5 +1,4 @@
-"""Alpha-beta search kernels: PVS negamax, quiescence, SEE, move ordering, transposition table.
-
+"""Alpha-beta search kernel: PVS negamax with quiescence, searching the root itself.
 
 All mutable search state lives in numpy arrays the engine facade owns (no jitclass: cacheable):
 
@@ -10,8 +9,9 @@ All mutable search state lives in numpy arrays the engine facade owns (no jitcla
 
 The search's parts live in their own modules: :mod:`.tt` (transposition table), :mod:`.see`
 (static exchange evaluation), :mod:`.history` (history heuristics), :mod:`.movepick` (move
-ordering and the staged picker); this module holds ``negamax`` (main search and quiescence,
-also the root) and the helpers only it calls.
+ordering and the staged picker), :mod:`.draw` (draw rules), :mod:`.static_eval` (the
+evaluation switch); this module holds ``negamax`` (main search and quiescence, also the
+root) and the helpers only it calls.
 
 Techniques (chessprogramming wiki pages of the same names): iterative deepening (driven from
 Python), principal variation search, a staged move picker (TT move before generation, lazy
@@ -29,13 +29,12 @@ chosen by the type of its ``acc`` argument (see :func:`static_eval`).
 import numpy as np
 from numba import njit
 
-from .bitboard import U0, U1, lsb, popcount, NO_PIECE, PAWN, ROOK, QUEEN, KING
-from .position import (OCC, OCC_ALL, KEY, STM, HALFMOVE, LAST_MOVE, NULL_MOVE, CHECKED,
-                       CHECK_UNKNOWN, FLAG_PROMO, WHITE_PAWN, WHITE_KNIGHT, WHITE_BISHOP,
-                       WHITE_ROOK, WHITE_QUEEN, BLACK_PAWN, BLACK_KNIGHT, BLACK_BISHOP,
-                       BLACK_ROOK, BLACK_QUEEN, move_to, move_flag, piece_of, piece_type,
-                       make_move, make_null_move, attackers_to)
+from .bitboard import U0, U1, lsb, NO_PIECE, PAWN, ROOK, QUEEN, KING
+from .position import (OCC, OCC_ALL, KEY, STM, LAST_MOVE, NULL_MOVE, CHECKED, CHECK_UNKNOWN,
+                       FLAG_PROMO, move_to, move_flag, piece_of, piece_type, make_move,
+                       make_null_move, attackers_to)
 from .movegen import generate_noisy
+from .draw import is_draw
 from .static_eval import static_eval, nnue_push
 from .state import (MAX_PLY, MATE, INF, MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOUND_LOWER,
                     BOUND_EXACT, AGE, STOP, NODES, NODE_LIMIT, SELDEPTH, ROOT_ROW, ROOT_N,
@@ -81,35 +80,6 @@ QS_DEPTH = np.int64(-1)   # depth passed inside quiescence
 
 
 # --- helpers -----------------------------------------------------------------------------------
-@njit(cache=True)
-def is_draw(st, row, root_row):
-    """Fifty-move rule, repetition (once inside the tree, twice including game history) or
-    insufficient material (K v K, K+minor v K)."""
-    half = np.int64(st[row, HALFMOVE])
-    if half >= 100:
-        return True
-    key = st[row, KEY]
-    reps = 0
-    i = row - 4
-    stop = row - half
-    while i >= stop and i >= 0:
-        if st[i, KEY] == key:
-            if i >= root_row:
-                return True
-            reps += 1
-            if reps >= 2:
-                return True
-        i -= 2
-    # insufficient material
-    if (st[row, WHITE_PAWN] | st[row, BLACK_PAWN] | st[row, WHITE_ROOK] | st[row, BLACK_ROOK]
-            | st[row, WHITE_QUEEN] | st[row, BLACK_QUEEN]) == U0:
-        minors = (st[row, WHITE_KNIGHT] | st[row, WHITE_BISHOP] | st[row, BLACK_KNIGHT]
-                  | st[row, BLACK_BISHOP])
-        if popcount(minors) <= 1:
-            return True
-    return False
-
-
 @njit(cache=True)
 def _check_stop(ctl):
     if ctl[NODE_LIMIT] and ctl[NODES] >= ctl[NODE_LIMIT]:
