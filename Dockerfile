@@ -34,8 +34,10 @@ RUN useradd --create-home --uid 10001 --gid 0 --shell /usr/sbin/nologin engine \
  && chown engine:0 "$NUMBA_CACHE_DIR" \
  && chmod 2775 "$NUMBA_CACHE_DIR"
 
+# UCI_ENGINE_PREBUILD=0: the warm-up below compiles the image's cache (one copy in the image,
+# not a second one inside site-packages)
 COPY . /tmp/src
-RUN pip install /tmp/src && rm -rf /tmp/src
+RUN UCI_ENGINE_PREBUILD=0 pip install /tmp/src && rm -rf /tmp/src
 
 USER engine
 WORKDIR /home/engine

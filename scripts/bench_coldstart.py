@@ -22,10 +22,7 @@ import sys
 import tempfile
 import time
 
-
-def engine_cmd():
-    exe = shutil.which("uci-engine")
-    return [exe] if exe else [sys.executable, "-m", "uci_engine"]
+from uci_engine.tools.uci_driver import UciPipe, engine_cmd
 
 
 def _children_cpu():
@@ -43,29 +40,24 @@ def one_run(cache):
         env.pop(var, None)
     env["NUMBA_CACHE_DIR"] = os.path.join(cache, "numba")
     env["XDG_CACHE_HOME"] = cache
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(engine_cmd(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=env, bufsize=1)
-    proc.stdin.write("uci\n")
-    proc.stdin.flush()
+    proc = UciPipe(engine_cmd(), env=env, stderr=subprocess.DEVNULL)
+    t0 = proc.t0
+    proc.send("uci")
     uciok = readyok = None
     infos = []
     sent_isready = False
-    for line in proc.stdout:
+    for line in proc.lines():
         line = line.strip()
         if line == "uciok":
             uciok = time.perf_counter() - t0
-            proc.stdin.write("isready\n")
-            proc.stdin.flush()
+            proc.send("isready")
             sent_isready = True
         elif line == "readyok" and sent_isready:
             readyok = time.perf_counter() - t0
             break
         elif line.startswith("info string"):
             infos.append(f"{time.perf_counter() - t0:6.2f} s  {line}")
-    proc.stdin.write("quit\n")
-    proc.stdin.flush()
-    proc.wait(timeout=60)       # the engine waits for its helper, so both are counted
+    proc.quit(timeout=60)       # the engine waits for its helper, so both are counted
     if uciok is None or readyok is None:
         raise RuntimeError("engine did not answer uciok/readyok")
     return uciok, readyok, infos, _children_cpu() - cpu0

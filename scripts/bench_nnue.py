@@ -19,18 +19,14 @@ compiled ``nnue_update`` and ``nnue_evaluate`` (``inspect_asm``) with a short ex
 Usage: python scripts/bench_nnue.py [--hidden 128,256] [--plies 60] [--repeat 5] [--asm]
 """
 import argparse
-import os
 import random
 import re
-import sys
 import time
 from collections import Counter
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-from uci_engine import backend  # noqa: E402
+from uci_engine import backend
 
 backend.choose_and_select()
 from numba import njit  # noqa: E402

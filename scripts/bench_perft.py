@@ -7,7 +7,7 @@ Usage::
                                   [--pychess-depth 4] [--lookup-samples 20000]
 
 * Each slider path (pext, magic, rayscan) runs in its own subprocess, because the backend is
-  fixed per process: ``scripts/perft_worker.py BACKEND`` selects it, warms up (loads or
+  fixed per process: ``python -m uci_engine.slider_bench BACKEND`` selects it, warms up (loads or
   compiles the kernels, perft(2)), then times startpos perft(6) and Kiwipete perft(5) (best of
   ``--repeat``) and prints one JSON line. pext is skipped without BMI2.
 * python-chess: recursive perft with ``legal_moves``/``push``/``pop`` and bulk counting at the
@@ -28,9 +28,9 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perft_worker import (BACKENDS, CASES, ROOT, STARTPOS, result,  # noqa: E402
-                          run_worker, worker)
+from uci_engine import slider_bench
+from uci_engine.slider_bench import BACKENDS, CASES, STARTPOS, result, run_worker, worker
+from uci_engine.tools.uci_driver import UciPipe, engine_cmd
 
 
 def proc_cpu_seconds(pid):
@@ -74,47 +74,35 @@ def find_stockfish():
 
 
 def bench_stockfish(path, repeat):
-    proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            bufsize=1)
-
-    def send(line):
-        proc.stdin.write(line + "\n")
-        proc.stdin.flush()
+    """``go perft`` (not in python-chess's protocol) through the raw line driver."""
+    sf = UciPipe([path], stderr=None)
 
     def until(prefix):
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                raise RuntimeError("stockfish exited")
-            if line.startswith(prefix):
-                return line.strip()
+        """The lines up to the first starting with ``prefix`` (no time limit)."""
+        try:
+            return sf.expect(prefix, None)
+        except EOFError:
+            raise RuntimeError("stockfish exited") from None
 
-    name = "stockfish"
-    send("uci")
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise RuntimeError("stockfish exited")
-        if line.startswith("id name"):
-            name = line[len("id name "):].strip()
-        if line.startswith("uciok"):
-            break
-    send("isready")
+    sf.send("uci")
+    ids = [ln for ln in until("uciok") if ln.startswith("id name")]
+    name = ids[-1][len("id name "):].strip() if ids else "stockfish"
+    sf.send("isready")
     until("readyok")
     out = {"name": name}
     try:
         for key, fen, depth, want in CASES:
             best = best_cpu = None
             for _ in range(repeat):
-                send("position startpos" if fen == STARTPOS else f"position fen {fen}")
-                send("isready")
+                sf.send("position startpos" if fen == STARTPOS else f"position fen {fen}")
+                sf.send("isready")
                 until("readyok")
-                c = proc_cpu_seconds(proc.pid)
+                c = proc_cpu_seconds(sf.proc.pid)
                 t = time.perf_counter()
-                send(f"go perft {depth}")
-                line = until("Nodes searched")
+                sf.send(f"go perft {depth}")
+                line = until("Nodes searched")[-1]
                 dt = time.perf_counter() - t
-                c2 = proc_cpu_seconds(proc.pid)
+                c2 = proc_cpu_seconds(sf.proc.pid)
                 dc = c2 - c if c is not None and c2 is not None else None
                 nodes = int(line.split(":")[1])
                 if nodes != want:
@@ -124,17 +112,11 @@ def bench_stockfish(path, repeat):
                     best_cpu = dc if best_cpu is None else min(best_cpu, dc)
             out[key] = result(nodes, depth, best, best_cpu)
     finally:
-        send("quit")
-        proc.wait(timeout=10)
+        sf.quit()
     return out
 
 
 # --- start-up -------------------------------------------------------------------------------------
-def engine_cmd():
-    exe = shutil.which("uci-engine")
-    return [exe] if exe else [sys.executable, "-m", "uci_engine"]
-
-
 def bench_startup():
     """(cold_s, warm_s, backend_text) for ``uci-engine perft --depth 1`` with a fresh cache."""
     env = dict(os.environ)
@@ -177,7 +159,6 @@ def main(argv=None):
     if args.worker:
         return worker(args.worker, args.repeat)
 
-    sys.path.insert(0, ROOT)
     from uci_engine import cpu
     ours = []
     for name in BACKENDS:
@@ -253,12 +234,11 @@ def main(argv=None):
     if not args.no_lookups and "magic" in by and "rayscan" in by:
         # Why magic / rayscan on perft is far below the lookups' own ratio: bench_sliders.py
         # times the lookups alone on perft's occupancies and bounds the 4x target.
-        import bench_sliders
         per_leaf = {name: {key: 1e9 / by[name][key]["cpu_nps"] for key, _, _, _ in CASES}
                     for name in ("magic", "rayscan")}
         print()
-        bench_sliders.report(bench_sliders.measure(args.lookup_samples, 1, 5), per_leaf,
-                             args.lookup_samples, 1, 5)
+        slider_bench.report(slider_bench.measure(args.lookup_samples, 1, 5), per_leaf,
+                            args.lookup_samples, 1, 5)
     if startup:
         cold, warm, text = startup
         print()

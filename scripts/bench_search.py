@@ -2,12 +2,14 @@
 """Search speed against Debian's Glaurung 2.2, and our startup times.
 
 For each position (default: 5 of the bench positions in uci_engine/bench.py) both engines get
-``ucinewgame``, ``position fen ...``, ``go movetime T`` (Glaurung with ``Threads 1``); the nps
-is taken from the last ``info ... nps N`` before ``bestmove`` (or nodes / time when no nps is
-given). Prints one table row per position with both nps and the ratio ours / glaurung.
+``ucinewgame``, ``position fen ...``, ``go movetime T`` (Glaurung with ``Threads 1``), through
+python-chess's ``chess.engine``; the nps is taken from the last ``info ... nps N`` before
+``bestmove`` (or nodes / time when no nps is given). Prints one table row per position with
+both nps and the ratio ours / glaurung.
 
-Then startup: time to ``uciok`` and to the first ``readyok`` for our engine with the normal
-(warm) Numba cache, and with an empty one (a fresh ``NUMBA_CACHE_DIR``: every kernel compiles).
+Then startup (raw lines, :mod:`uci_engine.tools.uci_driver`): time to ``uciok`` and to the
+first ``readyok`` for our engine with the normal (warm) Numba cache, and with an empty one (a
+fresh ``NUMBA_CACHE_DIR``: every kernel compiles).
 
 ``--reference CMD`` measures against another UCI engine command instead of Glaurung, e.g. the
 NNUE (the default) against the hand-crafted evaluation of the same build:
@@ -18,114 +20,65 @@ Usage: python scripts/bench_search.py [--movetime 2000] [--positions 0,2,5,10,20
 """
 import argparse
 import os
-import queue
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-from uci_engine.bench import BENCH_FENS  # noqa: E402  (plain Python, no numba import)
+import chess
+import chess.engine
+
+from uci_engine.bench import BENCH_FENS  # plain Python, no numba import
+from uci_engine.tools.uci_driver import UciPipe
 
 DEFAULT_POSITIONS = "0,1,5,10,20"
+#: seconds python-chess waits for a reply (setup, ``isready``): the first start compiles
+ENGINE_TIMEOUT = 900
 
 
-class Proc:
-    """A UCI engine subprocess with line reads under a timeout."""
-
-    def __init__(self, cmd, env=None):
-        self.t0 = time.monotonic()
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
-        self.q = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self):
-        for line in self.p.stdout:
-            self.q.put(line.rstrip("\n"))
-        self.q.put(None)
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def until(self, prefix, timeout):
-        deadline = time.monotonic() + timeout
-        lines = []
-        while True:
-            try:
-                line = self.q.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise TimeoutError(f"no {prefix!r} within {timeout} s")
-            if line is None:
-                raise EOFError(f"engine exited (rc {self.p.poll()}) before {prefix!r}")
-            lines.append(line)
-            if line.startswith(prefix):
-                return lines
-
-    def quit(self):
-        try:
-            self.send("quit")
-            self.p.wait(10)
-        except Exception:
-            self.p.kill()
-            self.p.wait()
-
-
-def search_nps(proc, fen, movetime):
-    """(nps, nodes, depth, ms) of one ``go movetime`` search."""
-    proc.send("ucinewgame")
-    proc.send(f"position fen {fen}")
-    proc.send("isready")
-    proc.until("readyok", 120)
-    proc.send(f"go movetime {movetime}")
-    lines = proc.until("bestmove", movetime / 1000 + 30)
+def search_nps(engine, fen, movetime):
+    """(nps, nodes, depth, ms) of one ``go movetime`` search after ``ucinewgame``: nps, nodes
+    and time from the last ``info`` with a node count (nps = nodes / time when not given),
+    depth from the last ``info`` with a PV."""
     nps = nodes = depth = ms = None
-    for line in lines:
-        tok = line.split()
-        if not tok or tok[0] != "info" or "string" in tok[:2]:
-            continue
-        vals = {}
-        for key in ("nps", "nodes", "depth", "time"):
-            if key in tok:
-                i = tok.index(key)
-                if i + 1 < len(tok) and tok[i + 1].lstrip("-").isdigit():
-                    vals[key] = int(tok[i + 1])
-        if "nodes" in vals:
-            nodes = vals["nodes"]
-            ms = vals.get("time", ms)
-            nps = vals.get("nps")
-            if nps is None and ms:
-                nps = int(nodes * 1000 / ms)
-        if "depth" in vals and "pv" in tok:
-            depth = vals["depth"]
+    limit = chess.engine.Limit(time=movetime / 1000)
+    with engine.analysis(chess.Board(fen), limit, game=object()) as analysis:
+        for info in analysis:
+            if "nodes" in info:
+                nodes = info["nodes"]
+                if "time" in info:
+                    ms = round(info["time"] * 1000)
+                nps = info.get("nps")
+                if nps is None and ms:
+                    nps = int(nodes * 1000 / ms)
+            if "depth" in info and "pv" in info:
+                depth = info["depth"]
     return nps, nodes, depth, ms
 
 
-def start_engine(cmd, options, env=None):
-    p = Proc(cmd, env)
-    p.send("uci")
-    p.until("uciok", 30)
-    for name, value in options.items():
-        p.send(f"setoption name {name} value {value}")
-    p.send("isready")
-    p.until("readyok", 900)
-    return p
+def start_engine(cmd, options):
+    """python-chess's engine for ``cmd`` with ``options`` set, after its first ``readyok``.
+    ``UCI_AnalyseMode`` (if the engine has it) stays off, as in a game."""
+    engine = chess.engine.SimpleEngine.popen_uci(cmd, timeout=ENGINE_TIMEOUT,
+                                                 stderr=subprocess.DEVNULL)
+    if "UCI_AnalyseMode" in engine.options:
+        options = dict(options, UCI_AnalyseMode=False)
+    engine.configure(options)
+    engine.ping()
+    return engine
 
 
 def startup_times(cmd, env=None):
     """Seconds to ``uciok`` and to the first ``readyok`` after process start."""
-    p = Proc(cmd, env)
+    p = UciPipe(cmd, env, stderr=subprocess.DEVNULL)
     p.send("uci")
-    p.until("uciok", 60)
-    t_uciok = time.monotonic() - p.t0
+    p.expect("uciok", 60)
+    t_uciok = time.perf_counter() - p.t0
     p.send("isready")
-    p.until("readyok", 1800)
-    t_ready = time.monotonic() - p.t0
+    p.expect("readyok", 1800)
+    t_ready = time.perf_counter() - p.t0
     p.quit()
     return t_uciok, t_ready
 

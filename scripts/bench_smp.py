@@ -8,13 +8,10 @@ per-position figures and the ratio of the totals (target on 2 cores: >= 1.8).
     python scripts/bench_smp.py [--threads 2] [--movetime 3000] [--repeat 1]
 """
 import argparse
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from uci_engine.bench import BENCH_FENS  # noqa: E402  (plain Python, no numba import)
+from uci_engine.bench import BENCH_FENS  # plain Python, no numba import
 
 POSITIONS = BENCH_FENS[:4]      # start position, Kiwipete, a rook endgame, a middlegame
 

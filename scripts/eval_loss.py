@@ -26,34 +26,31 @@ the measure favours it; games decide (docs/strength.md).
 """
 import argparse
 import os
-import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-from uci_engine import backend  # noqa: E402
+from uci_engine import backend
+from uci_engine.dataformat import numbered_records, parse_line
 
 K_GRID = np.arange(0.5, 2.0001, 0.05)    # factors tried on the evaluation's centipawns
 
 
 def read_sample(path, start, n, seed):
     """(fens list, score float[n], result float[n]) for a seeded sample of ``n`` lines from
-    line ``start`` on; score (centipawns) and result (0, 0.5, 1) on the side to move's view."""
-    with open(path, encoding="utf-8") as f:
-        lines = [ln for i, ln in enumerate(f) if i >= start and ln.strip()
-                 and not ln.startswith("#")]
+    line ``start`` on; score (centipawns) and result (0, 0.5, 1) on the side to move's view.
+    Only the sampled lines are parsed; a malformed one raises ValueError naming it."""
+    lines = list(numbered_records(path, start))
     if not lines:
         raise SystemExit(f"{path}: no lines from line {start} on")
     rng = np.random.default_rng(seed)
     pick = np.sort(rng.choice(len(lines), size=min(n, len(lines)), replace=False))
     fens, score, result = [], [], []
     for i in pick:
-        fen, s, r = (x.strip() for x in lines[i].split("|"))
-        white = fen.split()[1] == "w"
-        fens.append(fen)
-        score.append(int(s) if white else -int(s))
-        result.append(float(r) if white else 1.0 - float(r))
+        lineno, text = lines[i]
+        rec = parse_line(text, f"{path}:{lineno}")
+        fens.append(rec.fen)
+        score.append(rec.stm_score)
+        result.append(rec.stm_result)
     return fens, np.array(score, dtype=np.float64), np.array(result, dtype=np.float64)
 
 

@@ -26,13 +26,11 @@ import time
 import numpy as np
 from numba import njit
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from uci_engine.kernels.bitboard import U0, popcount  # noqa: E402
-from uci_engine.kernels.rays import (BISHOP_MASKS, ROOK_MASKS, bishop_attacks_slow,  # noqa: E402
+from uci_engine.kernels.bitboard import U0, popcount
+from uci_engine.kernels.rays import (BISHOP_MASKS, ROOK_MASKS, bishop_attacks_slow,
                                      rook_attacks_slow)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 OUT_PATH = os.path.join(ROOT, "uci_engine", "kernels", "magics.py")
 DEFAULT_SEED = 1

@@ -24,9 +24,8 @@ import sys
 import numpy as np
 from scipy.optimize import minimize
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from uci_engine.wdl import (MATERIAL_MAX, MATERIAL_MIN, MATERIAL_REF,  # noqa: E402
-                            MATERIAL_WEIGHTS)
+from uci_engine.dataformat import read_records
+from uci_engine.wdl import MATERIAL_MAX, MATERIAL_MIN, MATERIAL_REF, MATERIAL_WEIGHTS
 
 PIECE_VALUE = {c: MATERIAL_WEIGHTS["pnbrqk".index(c.lower())] for c in "pnbrqkPNBRQK"}
 #: |score| beyond which a position says nothing about the curve's shape (decided games)
@@ -36,24 +35,16 @@ MAX_ABS_SCORE = 1500
 def load(paths, max_positions, seed):
     """Arrays (v, m, outcome) for the side to move: score (float64, cp), normalised material
     (float64), outcome (int8: 1 win, 0 draw, -1 loss); a seeded sample of at most
-    ``max_positions`` lines with |score| <= MAX_ABS_SCORE."""
+    ``max_positions`` lines with |score| <= MAX_ABS_SCORE. Raises ValueError at a malformed
+    line (:mod:`uci_engine.dataformat`)."""
     rows = []
     for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                parts = line.split("|")
-                if len(parts) != 3:
-                    continue
-                fen = parts[0].split()
-                score = int(parts[1])
-                if abs(score) > MAX_ABS_SCORE:
-                    continue
-                result = float(parts[2])
-                white = fen[1] == "w"
-                mat = sum(PIECE_VALUE.get(c, 0) for c in fen[0])
-                v = score if white else -score
-                r = result if white else 1.0 - result
-                rows.append((v, mat, 1 if r == 1.0 else (-1 if r == 0.0 else 0)))
+        for _, rec in read_records(path):
+            if abs(rec.score) > MAX_ABS_SCORE:
+                continue
+            mat = sum(PIECE_VALUE.get(c, 0) for c in rec.fen.split(None, 1)[0])
+            r = rec.stm_result
+            rows.append((rec.stm_score, mat, 1 if r == 1.0 else (-1 if r == 0.0 else 0)))
     random.Random(seed).shuffle(rows)
     rows = rows[:max_positions]
     if not rows:

@@ -7,11 +7,8 @@ bit-identically: python scripts/make_test_net.py [--out PATH]
 """
 import argparse
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-from uci_engine.nnue_file import NETS_DIR, random_net, save_net  # noqa: E402
+from uci_engine.nnue_file import NETS_DIR, random_net, save_net
 
 TEST_NET = "test_h32_screlu.nnue"
 HIDDEN = 32

@@ -14,13 +14,8 @@ loaded machine). A line whose castling field holds letters other than
 Exit status: 0 when all counts match, 1 on any mismatch or unparsable line.
 """
 import argparse
-import os
 import sys
 import time
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 
 def parse_epd_line(line):

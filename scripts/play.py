@@ -36,13 +36,14 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-from uci_engine.tools.args import (ArgError, EngineSpec, MatchConfig, OpeningsSpec,  # noqa: E402
+import uci_engine
+from uci_engine.tools.args import (ArgError, EngineSpec, MatchConfig, OpeningsSpec,
                                    _resolve_cmd)
-from uci_engine.tools.ladder import clamp_stockfish_elo, stockfish_elo_range  # noqa: E402
-from uci_engine.tools.match import quiet_engine_logs, run_match  # noqa: E402
-from uci_engine.tools.tc import TimeControlError, parse_tc  # noqa: E402
+from uci_engine.tools.ladder import clamp_stockfish_elo, stockfish_elo_range
+from uci_engine.tools.match import quiet_engine_logs, run_match
+from uci_engine.tools.tc import TimeControlError, parse_tc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 DEFAULT_OPENINGS = os.path.join(HERE, os.pardir, "tests", "data", "openings", "noob_2moves.epd")
 OURS = "uci_engine"
@@ -56,10 +57,11 @@ OPPONENTS = {
 
 
 def snapshot_engine():
-    """Copy the working tree's ``uci_engine`` package to a temporary directory and return a
-    command running that copy, so edits made while a long match runs do not change the engine
-    between games. The copy compiles its own Numba cache once (``warmup``)."""
-    src = os.path.join(HERE, os.pardir, "uci_engine")
+    """Copy the imported ``uci_engine`` package (the working tree's, installed editable) to a
+    temporary directory and return a command running that copy, so edits made while a long
+    match runs do not change the engine between games. The copy compiles its own Numba cache
+    once (``warmup``)."""
+    src = os.path.dirname(os.path.abspath(uci_engine.__file__))
     dst = tempfile.mkdtemp(prefix="uci_engine_snapshot_")
     shutil.copytree(src, os.path.join(dst, "uci_engine"),
                     ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))

@@ -57,11 +57,12 @@ import time
 
 import numpy as np
 
+from uci_engine.dataformat import numbered_records, parse_line
+from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
+                                            QB, OUTPUT_SCALE)
+from uci_engine.nnue_file import Net, save_net, ACTIVATIONS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-from uci_engine.nnue_file import Net, save_net, ACTIVATIONS  # noqa: E402
-from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP,  # noqa: E402
-                                            MAX_ACTIVE, QA, QB, OUTPUT_SCALE)
 
 WDL_SCALE = 400.0           # bullet's fixed centipawns per logit (--wdl-scale 400)
 WDL_SCALE_RANGE = (50.0, 1000.0)    # bounds of the fitted scale, centipawns per logit
@@ -114,25 +115,19 @@ def convert(path, out=None, bin_dir=None):
     if (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path)
             and np.load(out, mmap_mode="r").dtype == RECORD_DTYPE):
         return out
-    with open(path) as fh:
-        lines = [ln for ln in fh if ln.strip()]
+    lines = list(numbered_records(path))
     rec = np.zeros(len(lines), dtype=RECORD_DTYPE)
     rec["f"] = PAD
-    for i, line in enumerate(lines):
-        try:
-            fen, score, result = (x.strip() for x in line.split("|"))
-            feats, stm = fen_features(fen)
-            castling = fen.split()[2]
-            score, result = int(score), float(result)
-            if len(feats) > MAX_ACTIVE or result not in (0.0, 0.5, 1.0):
-                raise ValueError("too many pieces or bad result")
-        except (ValueError, KeyError, IndexError) as e:
-            raise ValueError(f"{path}:{i + 1}: malformed line {line.strip()!r} ({e})") from None
+    for i, (lineno, line) in enumerate(lines):
+        data = parse_line(line, f"{path}:{lineno}")
+        feats, stm = fen_features(data.fen)
+        if len(feats) > MAX_ACTIVE:
+            raise ValueError(f"{path}:{lineno}: malformed data line {line.strip()!r}: "
+                             f"{len(feats)} pieces, at most {MAX_ACTIVE}")
         rec["f"][i, :len(feats)] = feats
-        score = max(-SCORE_CLIP, min(SCORE_CLIP, score))
-        rec["score"][i] = -score if stm else score
-        rec["result"][i] = round((1.0 - result if stm else result) * 2)
-        rec["mirror_ok"][i] = castling == "-"
+        rec["score"][i] = max(-SCORE_CLIP, min(SCORE_CLIP, data.stm_score))
+        rec["result"][i] = round(data.stm_result * 2)
+        rec["mirror_ok"][i] = data.fen.split()[2] == "-"
     tmp = out + ".tmp.npy"
     np.save(tmp, rec)
     os.replace(tmp, out)

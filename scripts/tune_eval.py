@@ -8,19 +8,21 @@ Usage::
         [--out PATH] [--dry-run]
     python scripts/tune_eval.py --rewrite     # rewrite the current module unchanged
 
-Data: the datagen text format, one position per line ``<FEN> | <score> | <result>``: the score
-in centipawns from White's view (int), the result 1.0 / 0.5 / 0.0 from White's view. Blank lines
+Data: the datagen text format (:mod:`uci_engine.dataformat`), one position per line
+``<FEN> | <score> | <result>``: the score in centipawns from White's view (int), the result
+1.0 / 0.5 / 0.0 from White's view. Blank lines
 and lines starting with ``#`` are skipped, except that a first line ``# {json}`` or
 ``# key=value ...`` describes the data (keys ``nodes``, ``seed``, ``commit``, ``command``); a
 sidecar ``<data>.json`` with the same keys takes precedence. Missing keys are "unknown".
 Malformed lines are counted and skipped.
 
 Method (chessprogramming wiki "Texel's Tuning Method", Peter Österlund): the evaluation is an
-exact linear form over the weight vector ``w`` (:mod:`uci_engine.kernels.eval_coeffs`); with the
-taper folded in, ``eval_white = phase/24 * (C_mg . w) + (24 - phase)/24 * (C_eg . w)`` is a sparse
+exact linear form over the weight vector ``w``, whose coefficients the evaluation traces itself
+(:func:`uci_engine.kernels.evaluate.evaluate_traced`, Ethereal's ``TRACE``); with the taper
+folded in, ``eval_white = phase/24 * (C_mg . w) + (24 - phase)/24 * (C_eg . w)`` is a sparse
 matrix ``A`` (scipy CSR, float64[n, N_WEIGHTS]) times ``w``. Each data file is converted to
-coefficients once (compiled extractor, tqdm bar) and cached next to it as ``<data>.coeffs.npz``,
-keyed on the file's size, mtime, the position limit and a digest of the extractor's source.
+coefficients once (the compiled trace, tqdm bar) and cached next to it as ``<data>.coeffs.npz``,
+keyed on the file's size, mtime, the position limit and a digest of the evaluation's source.
 
 1. ``K`` (the sigmoid scale, ``sigmoid(s) = 1 / (1 + 10 ** (-K * s / 400))``, s in centipawns)
    is fitted first with scipy's ``minimize_scalar`` to minimise the mean squared error between
@@ -70,9 +72,12 @@ import time
 
 import numpy as np
 
+import uci_engine
+from uci_engine.dataformat import is_record, parse_line
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+#: the imported package's kernels (whose sources key the coefficient cache)
+KERNELS_DIR = os.path.join(os.path.dirname(uci_engine.__file__), "kernels")
 
 DEFAULT_LAMBDA = 0.5
 DEFAULT_ITERS = 500
@@ -129,37 +134,18 @@ def read_meta(path):
     return {k: str(meta.get(k, "unknown")) for k in META_KEYS}
 
 
-def parse_line(line):
-    """``(fen, score, result)`` of one data line, or None for a blank/comment/malformed line."""
-    line = line.strip()
-    if not line or line.startswith("#"):
-        return None
-    parts = line.split("|")
-    if len(parts) != 3:
-        return None
-    try:
-        score = int(float(parts[1]))
-        result = float(parts[2])
-    except ValueError:
-        return None
-    if result not in (0.0, 0.5, 1.0):
-        return None
-    return parts[0].strip(), score, result
-
-
-def _extractor_digest():
-    """Digest (str) of the sources that define the coefficients (cache key)."""
+def _evaluation_digest():
+    """Digest (str) of the source that defines the coefficients, the evaluation (cache key)."""
     h = hashlib.blake2b(digest_size=8)
     h.update(str(CACHE_VERSION).encode())
-    for name in ("eval_coeffs.py", "evaluate.py"):
-        with open(os.path.join(ROOT, "uci_engine", "kernels", name), "rb") as fh:
-            h.update(fh.read())
+    with open(os.path.join(KERNELS_DIR, "evaluate.py"), "rb") as fh:
+        h.update(fh.read())
     return h.hexdigest()
 
 
 def _cache_key(path, limit):
     stat = os.stat(path)
-    return f"{stat.st_size}:{stat.st_mtime_ns}:{limit}:{_extractor_digest()}"
+    return f"{stat.st_size}:{stat.st_mtime_ns}:{limit}:{_evaluation_digest()}"
 
 
 def convert(path, limit=None, progress=True):
@@ -171,7 +157,7 @@ def convert(path, limit=None, progress=True):
     skipped lines: malformed, or an illegal FEN)."""
     from tqdm import tqdm
     from uci_engine.fen import parse_fen
-    from uci_engine.kernels.eval_coeffs import coeffs_batch
+    from uci_engine.kernels.evaluate import trace_batch
     from uci_engine.kernels.position import STATE_LEN, STM
 
     st = np.zeros((CHUNK, STATE_LEN), dtype=np.uint64)
@@ -186,7 +172,7 @@ def convert(path, limit=None, progress=True):
         nonlocal nnz, n_chunk
         if n_chunk == 0:
             return
-        indptr, indices, values, phases = coeffs_batch(st, np.int64(n_chunk))
+        indptr, indices, values, phases = trace_batch(st, np.int64(n_chunk))
         parts["indptr"].append(indptr[1:] + nnz)
         parts["indices"].append(indices)
         parts["values"].append(values)
@@ -202,15 +188,13 @@ def convert(path, limit=None, progress=True):
             bar.update(len(raw))
             if limit is not None and len(scores) >= limit:
                 break
-            parsed = parse_line(raw.decode("utf-8", "replace"))
-            if parsed is None:
-                if raw.strip() and not raw.lstrip().startswith(b"#"):
-                    bad += 1
+            text = raw.decode("utf-8", "replace")
+            if not is_record(text):
                 continue
-            fen, score, result = parsed
             try:
+                fen, score, result = parse_line(text)
                 parse_fen(fen, st, mb, n_chunk)
-            except ValueError:
+            except ValueError:                 # a malformed line, or an illegal position
                 bad += 1
                 continue
             n_chunk += 1
@@ -260,8 +244,7 @@ def tapered_matrix(data):
     """scipy CSR float64[n, N_WEIGHTS] with the taper folded in: row . w = white-view eval
     (centipawns, without the integer floor)."""
     import scipy.sparse as sp
-    from uci_engine.kernels.eval_coeffs import IS_EG, N_WEIGHTS
-    from uci_engine.kernels.evaluate import PHASE_MAX
+    from uci_engine.kernels.evaluate import IS_EG, N_WEIGHTS, PHASE_MAX
     indptr = data["indptr"]
     n = len(indptr) - 1
     rows = np.repeat(np.arange(n), np.diff(indptr))
@@ -273,7 +256,7 @@ def tapered_matrix(data):
 
 def fixed_mask(a_train, frozen_names=()):
     """bool[N_WEIGHTS]: weights kept at their start value (see the module docstring)."""
-    from uci_engine.kernels.eval_coeffs import N_WEIGHTS, OFFSETS
+    from uci_engine.kernels.evaluate import N_WEIGHTS, OFFSETS
     fixed = np.zeros(N_WEIGHTS, dtype=np.bool_)
     fixed[OFFSETS["MATERIAL_MG"] + 0] = True            # pawn (mg) = the centipawn unit
     fixed[OFFSETS["MATERIAL_MG"] + 5] = True            # king material always cancels
@@ -427,7 +410,7 @@ def main(argv=None):
     if backend.selected() is None:
         backend.choose_and_select(args.sliders)
     from uci_engine import tuning
-    from uci_engine.kernels.eval_coeffs import N_WEIGHTS, OFFSETS
+    from uci_engine.kernels.evaluate import N_WEIGHTS, OFFSETS
 
     out = args.out or tuning.WEIGHTS_PATH
     if args.rewrite:

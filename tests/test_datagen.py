@@ -13,6 +13,7 @@ import chess
 import pytest
 
 from uci_engine import datagen as D
+from uci_engine.dataformat import format_line, parse_line
 from uci_engine.kernels.state import MATE_BOUND
 
 DATA = Path(__file__).parent / "data"
@@ -24,11 +25,6 @@ def _player(**kw):
     kw.setdefault("nodes", NODES)
     kw.setdefault("book", BOOK)
     return D.GamePlayer(D.Settings(**kw))
-
-
-def _parse(line):
-    fen, score, result = (x.strip() for x in line.split("|"))
-    return fen, int(score), result
 
 
 def _replay(game):
@@ -57,11 +53,12 @@ def test_lines_parse_with_python_chess_and_carry_the_game_result(games):
     total = 0
     for lines, result, game in games:
         for line in lines:
-            fen, score, res = _parse(line)
+            fen, score, res = parse_line(line)
+            assert format_line(fen, score, res) == line      # written by the format module
             board = chess.Board(fen)
             assert board.is_valid() and not board.is_check(), line
             assert abs(score) < MATE_BOUND
-            assert res == {1.0: "1.0", 0.5: "0.5", 0.0: "0.0"}[result]
+            assert res == result
             total += 1
     assert total > 100
 
@@ -97,7 +94,7 @@ def test_kept_positions_are_searched_quiet_positions_past_the_opening(games):
         after_opening = {fen: noisy for fen, _, noisy in played}
         # the last searched position ends an adjudicated game: its best move is not played
         after_opening.setdefault(board.fen(), False)
-        kept = [_parse(line)[0] for line in lines]
+        kept = [parse_line(line).fen for line in lines]
         for fen in kept:
             assert fen in after_opening, fen            # a real position of the game
             assert not after_opening[fen], fen          # its best move (the move played) is quiet
@@ -114,13 +111,13 @@ def test_keep_noisy_keeps_captures():
         best = {fen: n for fen, _, n in played}
         # the last searched position ends an adjudicated game: its best move is not played
         best.setdefault(board.fen(), False)
-        noisy += sum(best[_parse(line)[0]] for line in lines)
+        noisy += sum(best[parse_line(line).fen] for line in lines)
     assert noisy > 0
 
 
 @pytest.mark.parametrize("fen,sign,result", [
-    ("rnbqkbnr/pppppppp/8/8/8/8/8/4K3 w kq - 0 1", -1, "0.0"),    # Black has an army
-    ("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR b KQ - 0 1", 1, "1.0"),     # White has an army
+    ("rnbqkbnr/pppppppp/8/8/8/8/8/4K3 w kq - 0 1", -1, 0.0),      # Black has an army
+    ("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR b KQ - 0 1", 1, 1.0),       # White has an army
 ])
 def test_scores_are_from_whites_point_of_view(fen, sign, result):
     p = _player(seed=2, book=[fen], opening_max_score=100000)
@@ -129,7 +126,7 @@ def test_scores_are_from_whites_point_of_view(fen, sign, result):
         lines, _ = p.play(g)
         assert lines
         for line in lines:
-            f, score, res = _parse(line)
+            f, score, res = parse_line(line)
             assert score * sign >= 500, line
             assert res == result
             sides.add(f.split()[1])

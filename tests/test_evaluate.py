@@ -67,7 +67,12 @@ def _pc(b):
 
 
 def ref_terms(board):
-    """White-view (mg, eg) per term and the phase, computed square by square with python-chess."""
+    """White-view (mg, eg) per term and the phase, computed square by square with python-chess.
+
+    An independent oracle, not a second implementation of the engine's: it follows the
+    definitions (python-chess attacks, files, ranks) instead of evaluate.py's bitboard masks, so a
+    wrong mask, mirror or trace index shows as a mismatch. It reads the weights from ``W``, which
+    tests/test_eval_trace.py replaces by random ones to check every trace index."""
     out = np.zeros((E.N_TERMS, 2), dtype=np.int64)
     for sq, pc in board.piece_map().items():
         t = pc.piece_type - 1

@@ -1,8 +1,10 @@
 """Install paths, run as a user would: ``pip install .`` into a fresh venv, ``pipx install .``,
 and the OpenBench build (``make EXE=...`` then ``<EXE> bench``).
 
-Every run uses a fresh HOME, so the Numba cache starts cold (one full compile per install
-location: about a minute on two cores). The helpers here are shared with test_readonly.py.
+Every run uses a fresh HOME, so the per-user Numba cache starts empty. ``pip install .``
+compiles the kernels into the package (about a minute on two cores), and a first start loads
+them from there; the OpenBench launcher compiles in its ``make``. The helpers here are shared
+with test_readonly.py.
 """
 import os
 import re
@@ -51,7 +53,8 @@ def copy_source(dst, with_makefile=False):
     """Copy what ``pip install .`` (and ``make``) need into ``dst``: a checkout without caches."""
     dst = Path(dst)
     dst.mkdir(parents=True, exist_ok=True)
-    names = ["pyproject.toml", "README.md", "LICENSE"] + (["Makefile"] if with_makefile else [])
+    names = ["pyproject.toml", "setup.py", "README.md", "LICENSE"] + \
+        (["Makefile"] if with_makefile else [])
     for name in names:
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dst / name)
@@ -146,8 +149,34 @@ def venv_home(tmp_path_factory):
     return tmp_path_factory.mktemp("venv-home")
 
 
+def test_pip_install_first_start_loads_the_prebuilt_cache(venv_bin, tmp_path):
+    """After ``pip install .`` the package holds the kernels compiled for this machine, and a
+    first start on an empty per-user cache loads them: no compile announced, the marker in
+    the user's cache, a legal move from the engine's own search (a depth-limited ``go`` waits
+    for the kernels, so no fallback move can stand in)."""
+    from uci_engine.startup import COLD_START_TEXT, FALLBACK_TEXT
+    site = venv_bin.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    markers = list((site / "site-packages" / "uci_engine" / "prebuilt").rglob("warm.ok"))
+    assert len(markers) == 1, markers
+    home = tmp_path / "home"
+    proc = subprocess.run([str(venv_bin / "uci-engine")], env=clean_env(home=home),
+                          input="uci\nisready\nposition startpos\ngo depth 6\n",
+                          capture_output=True, text=True, timeout=ENGINE_TIMEOUT)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and "readyok" in lines, proc.stdout[-2000:]
+    assert f"info string {COLD_START_TEXT}" not in lines
+    assert f"info string {FALLBACK_TEXT}" not in lines
+    assert any(ln.startswith("info depth 6 ") for ln in lines), lines[-5:]
+    best = lines[-1].split()[1]
+    import chess
+    assert chess.Move.from_uci(best) in chess.Board().legal_moves
+    user = home / ".cache" / "uci_engine" / f"{VERSION}-{PYTAG}" / markers[0].parent.name
+    assert (user / "warm.ok").read_text() == markers[0].read_text()
+
+
 def test_pip_install_bench_default_depth(venv_bin, venv_home):
-    """Plain ``uci-engine bench`` (default depth) on a cold cache, as after a fresh install."""
+    """Plain ``uci-engine bench`` (default depth) on an empty per-user cache, as after a fresh
+    install."""
     home = venv_home
     out, err, secs = run([venv_bin / "uci-engine", "bench"], clean_env(home=home))
     BENCH_NODES["venv"] = check_bench(out, err)
@@ -213,18 +242,24 @@ def test_pipx_install(tmp_path):
 
 
 def _documented_commands():
-    """``uci-engine ...`` lines of the ``sh`` code blocks in README.md (or, before it is merged
-    there, docs_ship_section.md), as argument lists."""
-    readme = ROOT / "README.md"
-    doc = readme if readme.exists() and "uci-engine warmup" in readme.read_text() else \
-        ROOT / "docs_ship_section.md"
+    """``uci-engine ...`` lines of the ``sh`` code blocks in README.md, as argument lists; also
+    the engine step of a ``&&`` chain (the newcomer's ``... && .venv/bin/uci-engine``), with its
+    path dropped so that it runs as the installed ``uci-engine``."""
+    doc = ROOT / "README.md"
     cmds, in_sh = [], False
     for line in doc.read_text().splitlines():
         if line.startswith("```"):
             in_sh = line.strip() == "```sh"
             continue
-        if in_sh and re.match(r"uci-engine(\s|$)", line):  # not uci-engine-match
+        if not in_sh:
+            continue
+        if re.match(r"uci-engine(\s|$)", line):  # not uci-engine-match
             cmds.append(shlex.split(line, comments=True))
+        elif "&&" in line:
+            for step in line.split("&&"):
+                argv = shlex.split(step, comments=True)
+                if argv and Path(argv[0]).name == "uci-engine":
+                    cmds.append(["uci-engine"] + argv[1:])
     return doc, cmds
 
 

@@ -65,7 +65,7 @@ def tuned():
 def test_options_are_listed_only_with_tune(tuned):
     plain = Session(tune=False)
     plain.send("uci")
-    assert not any(SP.is_param(o.name) for o in plain.uci.options.values())
+    assert not any(SP.is_param(o.name) for o in plain.uci.options)
     assert not any(p.name in line for line in plain.wait_for("uciok").splitlines()
                    for p in SP.TABLE)
     tuned.new_output()

@@ -1,18 +1,15 @@
 """End-to-end UCI tests: the installed ``uci-engine`` console script driven as a subprocess.
 
 Two drivers: python-chess's ``SimpleEngine`` (one process for the module) for the ordinary
-GUI-style traffic, and :class:`Raw`, a line-level pipe with timeouts, for protocol details that
-python-chess hides or refuses (``bestmove 0000``, ponderhit, bad input, ``d``, ``go perft``).
+GUI-style traffic, and :class:`Raw` (:class:`uci_engine.tools.uci_driver.UciPipe`, a line-level
+pipe with timeouts) for protocol details that python-chess hides or refuses (``bestmove 0000``,
+ponderhit, bad input, ``d``, ``go perft``).
 
 The first engine start may have to compile every kernel (empty Numba cache in CI), so a module
 fixture runs ``uci-engine warmup`` once with a generous timeout before anything else.
 """
-import queue
 import re
-import shutil
 import subprocess
-import sys
-import threading
 import time
 
 import chess
@@ -21,16 +18,11 @@ import pytest
 
 from pathlib import Path
 
+from uci_engine.tools.uci_driver import UciPipe, engine_cmd
+
 DATA = Path(__file__).parent / "data"
 STARTUP_TIMEOUT = 600          # cold Numba cache: every kernel compiles on first use
 TIMEOUT = 60                   # python-chess communication timeout once warm
-
-
-def engine_cmd():
-    exe = shutil.which("uci-engine")
-    if exe:
-        return [exe]
-    return [sys.executable, "-m", "uci_engine"]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -66,85 +58,20 @@ def is_protocol_line(line):
     return bool(D_LINE.match(line) or PERFT_LINE.match(line))
 
 
-class Raw:
-    """The engine as a subprocess with line I/O and timeouts (a reader thread per pipe).
-
-    Every stdout line is kept in ``self.log`` so tests can check that stdout carried only
-    protocol lines."""
-
-    def __init__(self, cmd=None):
-        self.proc = subprocess.Popen(cmd or engine_cmd(), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, bufsize=1)
-        self.lines = queue.Queue()
-        self.log = []
-        self.stderr = []
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines),
-                         daemon=True).start()
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    @staticmethod
-    def _pump(stream, q):
-        for line in stream:
-            q.put(line.rstrip("\n"))
-        q.put(None)
-
-    def _drain(self):
-        for line in self.proc.stderr:
-            self.stderr.append(line)
-
-    def send(self, *lines):
-        for line in lines:
-            self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def readline(self, timeout=10.0):
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError(f"no output within {timeout} s; got so far: {self.log[-10:]}")
-        if line is None:
-            self.lines.put(None)
-            raise EOFError(f"engine exited (rc={self.proc.poll()}); last lines {self.log[-10:]}"
-                           f"; stderr {''.join(self.stderr)[-2000:]}")
-        self.log.append(line)
-        return line
-
-    def read_until(self, pred, timeout=10.0):
-        """Lines up to and including the first for which ``pred(line)`` holds."""
-        deadline = time.monotonic() + timeout
-        out = []
-        while True:
-            line = self.readline(max(0.0, deadline - time.monotonic()))
-            out.append(line)
-            if pred(line):
-                return out
-
-    def expect(self, prefix, timeout=10.0):
-        return self.read_until(lambda s: s.startswith(prefix), timeout)
-
-    def drain(self, seconds):
-        """Everything printed within ``seconds``."""
-        deadline = time.monotonic() + seconds
-        out = []
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return out
-            try:
-                out.append(self.readline(left))
-            except TimeoutError:
-                return out
+class Raw(UciPipe):
+    """The engine's raw lines with this module's start-up timeouts, plus ``d``'s FEN. Every
+    stdout line is kept in ``self.log`` so tests can check that stdout carried only protocol
+    lines."""
 
     def sync(self, timeout=STARTUP_TIMEOUT):
-        """``isready``; returns the lines before ``readyok``."""
-        self.send("isready")
-        return self.expect("readyok", timeout)[:-1]
+        return super().sync(timeout)
 
     def start(self):
-        self.send("uci")
-        self.expect("uciok", 30)
-        self.sync()
+        """``uci`` and ``isready``, then ``d``, which waits for the kernels: ``isready``
+        answers after READY_PATIENCE_S even while they still load (a busy machine), and a
+        ``go`` then may get the fallback search's move."""
+        super().start(uciok_timeout=30, ready_timeout=STARTUP_TIMEOUT)
+        self.fen()
         return self
 
     def fen(self):
@@ -152,19 +79,6 @@ class Raw:
         self.send("d")
         lines = self.expect("Checkers:")
         return [ln for ln in lines if ln.startswith("Fen: ")][-1][len("Fen: "):]
-
-    def quit(self, timeout=10):
-        if self.proc.poll() is None:
-            try:
-                self.send("quit")
-            except (BrokenPipeError, OSError):
-                pass
-        try:
-            return self.proc.wait(timeout)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture
@@ -692,12 +606,34 @@ def test_bad_perft_depth(shared_raw):
     assert r.fen() == fen
 
 
-def test_engine_alive_after_bad_input(shared_raw):
-    r = shared_raw
-    r.send("uci")
-    r.expect("uciok")
-    for _ in range(3):
-        r.sync(5)
+# lines no GUI sends, beyond the malformed commands above: control characters, the engine's own
+# replies echoed back, a non-ASCII command, a 5000-move line (its second move is illegal)
+GARBAGE = ["\x01\x02\x03", "readyok", "bestmove e2e4", "\u00e9chec et mat",
+           "position startpos moves " + " ".join(["e2e4"] * 5000)]
+NOT_UTF8 = b"\xff\xfe not utf-8\n"
+
+
+def test_engine_alive_after_bad_input(raw):
+    """A fresh engine gets every malformed line in one burst, without waiting for the replies,
+    and then a line that is not UTF-8: each gets exactly one ``info string error:``, in order,
+    and the engine still answers ``readyok`` and plays a legal move from a legal position."""
+    bad = BAD_COMMANDS + GARBAGE
+    raw.send(*bad)
+    raw.proc.stdin.buffer.write(NOT_UTF8)
+    raw.proc.stdin.buffer.flush()
+    lines = raw.sync(30)
+    errors = [ln for ln in lines if ln.startswith("info string error:")]
+    assert len(errors) == len(bad) + 1, lines
+    assert "foo bar" in errors[0] and "not utf-8" in errors[-1], errors
+    raw.send(f"position startpos moves {BASE_MOVES}", "go depth 1")
+    lines = raw.expect("bestmove", 30)
+    assert not [ln for ln in lines if ln.startswith("info string error:")], lines
+    board = chess.Board()
+    for m in BASE_MOVES.split():
+        board.push_uci(m)
+    assert chess.Move.from_uci(bestmove_of(lines[-1])) in board.legal_moves, lines
+    assert raw.sync(10) == []
+    assert raw.fen() == board.fen()
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -724,7 +660,8 @@ def _bench_nodes(*args):
 def test_bench_evaluation_options(warm_cache):
     """``bench`` searches with the default evaluation; ``-o "Use NNUE=false"`` gives the
     hand-crafted signature and ``-o EvalFile=...`` another net's, each equal to the node count
-    of an in-process Engine set up the same way; other options and bad nets exit 2."""
+    of an in-process Engine set up the same way; values the option table refuses (a bad
+    value, an unknown option, a net that does not load) exit 2."""
     from uci_engine.bench import run_bench
     from uci_engine.engine import Engine
     from uci_engine.nnue_file import load_net, find_net
@@ -740,7 +677,7 @@ def test_bench_evaluation_options(warm_cache):
     assert _bench_nodes("bench", "4") == want["default"]
     assert _bench_nodes("-o", "Use NNUE=false", "bench", "4") == want["hce"]
     assert _bench_nodes("-o", "EvalFile=gen1_h128.nnue", "bench", "4") == want["gen1"]
-    for bad in ("Hash=3", "Use NNUE=maybe", "EvalFile=no-such.nnue"):
+    for bad in ("Hash=lots", "Use NNUE=maybe", "EvalFile=no-such.nnue", "NoSuchOption=1"):
         res = subprocess.run(engine_cmd() + ["-o", bad, "bench", "4"], capture_output=True,
                              text=True, timeout=300)
         assert res.returncode == 2 and "error:" in res.stderr, (bad, res.stderr)
@@ -836,3 +773,26 @@ def test_setoption_line_of_a_command_line_option():
     assert setoption_line("Threads=2") == "setoption name Threads value 2"
     assert setoption_line("SyzygyPath=/a b/c") == "setoption name SyzygyPath value /a b/c"
     assert setoption_line("Clear Hash") == "setoption name Clear Hash"
+
+
+def test_engine_exits_when_its_client_dies_mid_search(warm_cache):
+    """A client that dies during a timed search closes both pipes: the engine stops and exits
+    (it used to hang forever: the failed info write killed the search thread before it marked
+    the search finished, and the loop waited for that at the end of its input)."""
+    p = subprocess.Popen(engine_cmd(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        p.stdin.write("uci\nisready\nd\n")
+        p.stdin.flush()
+        while not p.stdout.readline().startswith("Checkers:"):   # d: the kernels are loaded
+            pass
+        p.stdin.write("position startpos\ngo wtime 20000 btime 20000 winc 200 binc 200\n")
+        p.stdin.flush()
+        assert p.stdout.readline().startswith("info ")             # the search is running
+        p.stdout.close()
+        p.stdin.close()
+        assert p.wait(15) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

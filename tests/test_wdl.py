@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from uci_engine import wdl as W
+from uci_engine.dataformat import format_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +65,7 @@ def test_fit_writes_a_module_that_loads(tmp_path):
     data = tmp_path / "d.txt"
     fens = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"]
-    lines = [f"{fens[i % 2]} | {(i * 37) % 400 - 200} | {('1.0', '0.5', '0.0')[i % 3]}"
+    lines = [format_line(fens[i % 2], (i * 37) % 400 - 200, (1.0, 0.5, 0.0)[i % 3])
              for i in range(300)]
     data.write_text("\n".join(lines) + "\n")
     out = tmp_path / "params.py"

@@ -1,12 +1,14 @@
-"""Process-wide slider backend choice and Numba cache placement (plain Python, no numba import).
+"""Process-wide slider backend choice and Numba cache placement.
 
-:func:`select` must run before any ``uci_engine.kernels`` module is imported: it fixes the
-backend for the process through ``UCI_ENGINE_ACTIVE_SLIDERS`` and points ``NUMBA_CACHE_DIR`` at a
-directory of that backend's own, so one backend's compiled code is never loaded for another.
+:func:`select` must run before any ``uci_engine.kernels`` module with compiled code is imported:
+it fixes the backend for the process through ``UCI_ENGINE_ACTIVE_SLIDERS``, points
+``NUMBA_CACHE_DIR`` at a directory of that backend's own, so one backend's compiled code is never
+loaded for another, and installs the cache locator of :mod:`uci_engine.numba_cache`. Importing
+this module imports no Numba; :func:`select` does.
 """
 import os
 
-from .cachedir import cache_root  # noqa: F401  (re-exported: backend.cache_root)
+from .cachedir import PREBUILT_BASE, cache_root, cache_tag
 from . import cpu
 
 BACKENDS = ("pext", "magic", "rayscan")
@@ -40,8 +42,18 @@ def cache_dir(backend):
     return os.path.join(cache_root(), f"{backend}-{kernels_digest()}")
 
 
+def prebuilt_dir(backend):
+    """The prebuilt cache directory (str) that ``pip install .`` compiles for ``backend``
+    inside the package (it exists only for the backend chosen on the installing machine)."""
+    return os.path.join(PREBUILT_BASE, cache_tag(), f"{backend}-{kernels_digest()}")
+
+
 def select(backend):
     """Fix the slider backend (``"pext"``, ``"magic"`` or ``"rayscan"``) for this process.
+
+    Installs :class:`uci_engine.numba_cache.PortableCacheLocator` (so it imports Numba), and
+    fills an empty cache directory from the prebuilt cache of the installed package
+    when that fits this machine (:func:`uci_engine.numba_cache.seed_from_prebuilt`).
 
     Raises ``ValueError`` for an unknown name, and ``RuntimeError`` if a different backend was
     already selected (compiled kernels cannot be rebound within one process)."""
@@ -55,6 +67,8 @@ def select(backend):
     os.environ["UCI_ENGINE_ACTIVE_SLIDERS"] = backend
     os.environ["NUMBA_CACHE_DIR"] = cache_dir(backend)
     _selected = backend
+    from .numba_cache import seed_from_prebuilt     # installs the kernels' cache locator
+    seed_from_prebuilt(prebuilt_dir(backend), os.environ["NUMBA_CACHE_DIR"])
     return backend
 
 

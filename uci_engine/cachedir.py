@@ -29,8 +29,19 @@ def cache_root():
         if not _writable(base):
             base = _private_temp_base()
     os.environ["UCI_ENGINE_USER_NUMBA_CACHE_DIR"] = base
-    tag = f"{__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return os.path.join(base, tag)
+    return os.path.join(base, cache_tag())
+
+
+def cache_tag():
+    """``<version>-py<major><minor>`` (str): the subdirectory of a cache base for this package
+    version and Python (compiled kernels fit one of each)."""
+    return f"{__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+#: where ``pip install .`` leaves the prebuilt Numba cache inside the installed package
+#: (:mod:`uci_engine.prebuild`): ``PREBUILT_BASE/<cache_tag()>/<backend>-<digest>``, the same
+#: layout as below :func:`cache_root`
+PREBUILT_BASE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prebuilt")
 
 
 def _writable(path):

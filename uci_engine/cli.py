@@ -4,6 +4,7 @@
 Without a subcommand the engine speaks UCI on stdin/stdout.
 """
 import argparse
+import io
 import os
 import sys
 import time
@@ -20,7 +21,8 @@ def _build_parser():
                    help="UCI: apply 'setoption name NAME value VALUE' before reading "
                         "commands (repeatable), for clients that cannot send options, such "
                         "as fastchess --compliance; a bad one gets 'info string error'. "
-                        "bench: 'Use NNUE' and 'EvalFile' pick the evaluation")
+                        "bench and warmup: the same options (e.g. 'Use NNUE=false', "
+                        "'EvalFile=NET'); a bad one exits 2")
     p.add_argument("--tune", action="store_true",
                    help="UCI: list the search parameters (uci_engine/params.py) as spin "
                         "options a tuner can set")
@@ -72,22 +74,22 @@ def _select(sliders):
     return name, text
 
 
-def _bench_options(eng, items):
-    """Apply ``--option`` items to the bench engine ``eng``: ``Use NNUE=true|false`` and
-    ``EvalFile=PATH`` (the UCI options' meaning, e.g. ``-o "Use NNUE=false" bench`` for the
-    hand-crafted evaluation's signature). Raises ValueError for another option or a bad value,
-    OSError / ValueError for a net that does not load."""
-    from .nnue_file import find_net, load_net
+def _configured_engine(sliders, items):
+    """An :class:`uci_engine.engine.Engine` set up as a UCI session would be after
+    ``setoption`` for each ``--option`` item (the same option table, effects and evaluation
+    choice), e.g. ``-o "Use NNUE=false" bench`` for the hand-crafted evaluation's signature.
+    Raises ValueError with the session's error lines for a refused option or a failed load."""
+    from .uci import UCI
+    log = io.StringIO()
+    session = UCI(out=log, sliders=sliders)
     for item in items:
-        name, _, value = item.partition("=")
-        name, value = name.strip().lower(), value.strip()
-        if name == "use nnue" and value.lower() in ("true", "false"):
-            eng.set_use_nnue(value.lower() == "true")
-        elif name == "evalfile" and value:
-            eng.set_net(load_net(find_net(value)))
-        else:
-            raise ValueError(f"bench takes --option 'Use NNUE=true|false' and "
-                             f"'EvalFile=PATH', not {item!r}")
+        session.handle(setoption_line(item))
+    session.ready.wait()
+    errors = [ln for ln in log.getvalue().splitlines() if ln.startswith("info string error:")]
+    if session.engine is None or errors:
+        raise ValueError("; ".join(e[len("info string error: "):] for e in errors)
+                         or f"engine failed to load: {session.load_error}")
+    return session.engine
 
 
 def main(argv=None):
@@ -114,11 +116,13 @@ def main(argv=None):
     from .engine import Engine
     if args.command == "warmup":
         t = time.perf_counter()
-        from .warmup import start_leaf_compiler, warm_up
-        helper = start_leaf_compiler()
-        warm_up(Engine())
-        if helper is not None:
-            helper.wait()
+        from .warmup import warm_up
+        try:    # the UCI session's own load first (the lock, the leaf helper), then the rest
+            eng = _configured_engine(args.sliders, args.option)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        warm_up(eng)
         print(f"warmup done: sliders {text}, {time.perf_counter() - t:.1f} s")
         return 0
     if args.command == "datagen":
@@ -126,10 +130,9 @@ def main(argv=None):
         return datagen_main(args, name)
     if args.command == "bench":
         from .bench import DEFAULT_DEPTH, run_bench
-        eng = Engine(16)
         try:
-            _bench_options(eng, args.option)
-        except (OSError, ValueError) as exc:
+            eng = _configured_engine(args.sliders, args.option)
+        except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         run_bench(eng, args.depth or DEFAULT_DEPTH, out=lambda s: print(s, flush=True))

@@ -8,7 +8,8 @@ marlinflow read::
     <FEN> | <score> | <result>
 
 ``score`` is the search score in centipawns from White's point of view (int) and ``result`` the
-game result from White's point of view (``1.0``, ``0.5``, ``0.0``). Left out: the random opening
+game result from White's point of view (``1.0``, ``0.5``, ``0.0``); :mod:`uci_engine.dataformat`
+writes and reads these lines. Left out: the random opening
 plies, positions in check, positions whose score is a mate score, and positions whose best move
 is a capture or a promotion (``--keep-noisy`` keeps the last two kinds), as in the data
 generators of Stormphrax and bullet-trained engines (the "quiet position" filter of Texel's
@@ -28,6 +29,8 @@ import sys
 import time
 
 import numpy as np
+
+from .dataformat import format_line
 
 #: plies of the game after which an equal position can be adjudicated a draw
 DRAW_ADJ_PLY = 80
@@ -274,8 +277,7 @@ class GamePlayer:
         if result is None:
             result = 0.5
         self.game.update(result=result, reason=reason)
-        res = {1.0: "1.0", 0.5: "0.5", 0.0: "0.0"}[result]
-        return [f"{fen} | {score} | {res}" for fen, score in kept], result
+        return [format_line(fen, score, result) for fen, score in kept], result
 
 
 # --- workers -----------------------------------------------------------------------------------

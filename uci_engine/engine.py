@@ -209,7 +209,8 @@ class Engine:
             self.clear()
 
     def set_hash(self, mib):
-        """Resize (and clear) the TT to ``mib`` MiB."""
+        """Resize (and clear) the TT to ``mib`` MiB (kept in ``hash_mib``)."""
+        self.hash_mib = mib
         self.tt = TT.new_tt(mib)
 
     def clear(self):

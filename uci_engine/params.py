@@ -19,6 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .options import Option
+
 
 class Param(NamedTuple):
     name: str
@@ -156,8 +158,12 @@ def time_factors(params):
 
 
 def uci_options():
-    """``(name, default, min, max)`` of each tunable, for UCI spin options."""
-    return [(p.name, p.default, p.min, p.max) for p in TABLE]
+    """The tunables as UCI spin options (:class:`uci_engine.options.Option` rows): the range
+    is checked by the option, and the engine effect writes the value into the engine's
+    ``params`` array (:func:`apply`), so it holds for the next search, no recompile."""
+    return [Option(p.name, "spin", p.default, p.min, p.max,
+                   on_engine=lambda eng, v, name=p.name: apply(eng.params, {name: v}))
+            for p in TABLE]
 
 
 def is_param(name):
@@ -166,16 +172,18 @@ def is_param(name):
 
 
 def apply(params, values):
-    """Write the values (dict name -> int, the rest default) into the engine's ``params``
-    array in place, so every search thread sees them from its next search. Raises
-    ValueError on an unknown name or a value out of its range."""
+    """Write the values (dict name -> int; the others keep theirs) into the engine's
+    ``params`` array in place, so every search thread sees them from its next search.
+    Raises ValueError on an unknown name or a value out of its range."""
     for name, value in values.items():
         if name not in BY_NAME:
             raise ValueError(f"unknown search parameter {name!r}")
         p = TABLE[BY_NAME[name]]
         if not p.min <= int(value) <= p.max:
             raise ValueError(f"{name} value {value} out of range [{p.min}, {p.max}]")
-    params[:] = pack(values)
+    current = {p.name: int(params[i]) for i, p in enumerate(TABLE)}
+    current.update(values)
+    params[:] = pack(current)
 
 
 def spsa_inputs():

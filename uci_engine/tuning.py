@@ -1,6 +1,6 @@
 """Map between the evaluation weight vector and the generated module ``kernels/eval_weights.py``.
 
-Plain Python (no compiled code). The vector layout is :data:`uci_engine.kernels.eval_coeffs.
+Plain Python (no compiled code). The vector layout is :data:`uci_engine.kernels.evaluate.
 WEIGHT_SPEC`: every array of eval_weights flattened in C order, int64 centipawns. Used by
 scripts/tune_eval.py (Texel tuning, chessprogramming wiki "Texel's Tuning Method") and its tests.
 Import after :func:`uci_engine.backend.select` like any code that imports kernels.
@@ -12,9 +12,8 @@ import types
 
 import numpy as np
 
-from .kernels.eval_coeffs import IS_EG, N_WEIGHTS, OFFSETS, WEIGHT_SPEC
-from .kernels.evaluate import (PHASE_MAX, T_BISHOP_PAIR, T_KING, T_MOBILITY, T_PAWNS, T_PST,
-                               T_ROOKS, T_TEMPO)
+from .kernels.evaluate import (IS_EG, N_WEIGHTS, OFFSETS, PHASE_MAX, T_BISHOP_PAIR, T_KING,
+                               T_MOBILITY, T_PAWNS, T_PST, T_ROOKS, T_TEMPO, WEIGHT_SPEC)
 
 #: Default output path of :func:`write_weights_module`.
 WEIGHTS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels",
@@ -180,13 +179,13 @@ def fens_to_rows(fens):
 def coefficient_matrix(st, n_rows=None):
     """Coefficients of the rows of ``st`` (uint64[N, STATE_LEN]) as a scipy CSR matrix
     (int64[n_rows, N_WEIGHTS]), plus ``phase`` (int64[n_rows], 0..24) and ``stm``
-    (int64[n_rows], 0 white / 1 black). Uses the compiled
-    :func:`uci_engine.kernels.eval_coeffs.coeffs_batch`."""
+    (int64[n_rows], 0 white / 1 black): the evaluation's own trace,
+    :func:`uci_engine.kernels.evaluate.trace_batch`."""
     import scipy.sparse as sp
-    from .kernels.eval_coeffs import coeffs_batch
+    from .kernels.evaluate import trace_batch
     from .kernels.position import STM
     n_rows = len(st) if n_rows is None else n_rows
-    indptr, indices, values, phases = coeffs_batch(st, np.int64(n_rows))
+    indptr, indices, values, phases = trace_batch(st, np.int64(n_rows))
     c = sp.csr_matrix((values.astype(np.int64), indices, indptr), shape=(n_rows, N_WEIGHTS))
     return c, phases.astype(np.int64), st[:n_rows, STM].astype(np.int64)
 

@@ -10,10 +10,14 @@ import threading
 import time
 import traceback
 
+import chess
+
 from . import __version__
-from .book import Book, BookError
+from .book import Book
 from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net
-from .syzygy import MAX_PIECES, Tablebases, TablebaseError
+from .options import EMPTY, Option, OptionError, Options
+from .syzygy import MAX_PIECES, Tablebases
+from .startup import READY_PATIENCE_S, KernelLoading
 from .timeman import Limits
 from . import params
 from . import strength
@@ -22,41 +26,29 @@ from .wdl import wdl
 ENGINE_NAME = f"uci_engine {__version__}"
 AUTHOR = "the uci_engine developers"
 MAX_HASH = 4096
-COLD_START_TEXT = "compiling search kernels, first start only"
 MAX_THREADS = 256     # = engine.MAX_THREADS (engine.py imports the kernels, so not imported here)
-#: options the engine facade reads at search time (applied by _apply_search_options)
-SEARCH_OPTIONS = ("Threads", "UCI_LimitStrength", "UCI_Elo", "Use NNUE")
-EMPTY = "<empty>"     # default of a string option with no value (Stockfish's spelling)
 
 
-class Option:
-    def __init__(self, name, kind, default=None, lo=None, hi=None):
-        self.name, self.kind, self.default, self.lo, self.hi = name, kind, default, lo, hi
-        self.value = default
-
-    def describe(self):
-        s = f"option name {self.name} type {self.kind}"
-        if self.kind == "spin":
-            s += f" default {self.default} min {self.lo} max {self.hi}"
-        elif self.kind == "check":
-            s += f" default {'true' if self.default else 'false'}"
-        elif self.kind == "string":
-            s += f" default {self.default}"
-        return s
+def _set_hash(eng, mib):
+    """Hash's engine effect: a TT of ``mib`` MiB (resized and cleared only when it differs:
+    the hand-over applies every option to an engine built with the current Hash)."""
+    if eng.hash_mib != mib:
+        eng.set_hash(mib)
 
 
-class UCI:
+class UCI(KernelLoading):
     """One UCI session. ``out`` is a text stream; ``sliders`` an optional backend request
-    (``--sliders``); ``tune`` True lists the search parameters as options (``--tune``).
+    (``--sliders``); ``tune`` True adds the search parameters as options (``--tune``).
     Kernels load in a background thread started at construction."""
 
     def __init__(self, out=None, sliders=None, tune=False):
         self.out = out or sys.stdout
         self.lock = threading.Lock()
         self.ready = threading.Event()
-        # Orders a `setoption name Hash` against the loader handing over the engine: a value set
-        # while the kernels load is applied by the loader, one set after it by setoption.
-        self.hash_lock = threading.Lock()
+        # Orders `setoption name Hash`, `position` and `go` against the loader handing over the
+        # engine: what comes while the kernels load is applied by the loader (Hash, the
+        # position) or waits for them (go), what comes after it goes to the engine.
+        self.handover = threading.Lock()
         self.chosen = threading.Event()    # set once the slider backend is known
         self.cold_known = threading.Event()  # set once we know whether kernels must compile
         self.cold = False
@@ -73,83 +65,115 @@ class UCI:
         self.release = threading.Event()   # lets an infinite/ponder search print bestmove
         self.pondering = False
         self.current_limits = None
-        self.pending_fen = None
-        self.options = {o.name.lower(): o for o in (
-            Option("Threads", "spin", 1, 1, MAX_THREADS),
-            Option("Hash", "spin", 16, 1, MAX_HASH),
-            Option("Clear Hash", "button"),
-            Option("MultiPV", "spin", 1, 1, 256),
-            Option("Ponder", "check", False),
-            Option("Move Overhead", "spin", 10, 0, 5000),
-            Option("UCI_Chess960", "check", False),
-            Option("UCI_LimitStrength", "check", False),
-            Option("UCI_Elo", "spin", strength.ELO_DEFAULT, strength.ELO_MIN, strength.ELO_MAX),
-            Option("UCI_ShowWDL", "check", False),
-            Option("OwnBook", "check", False),
-            Option("BookFile", "string", EMPTY),
-            Option("SyzygyPath", "string", EMPTY),
-            Option("SyzygyProbeDepth", "spin", 1, 1, 100),
-            Option("Syzygy50MoveRule", "check", True),
-            Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES),
-            Option("EvalFile", "string", DEFAULT_NET),
-            Option("Use NNUE", "check", USE_NNUE_DEFAULT),
-        ) + tuple(Option(name, "spin", default, lo, hi)
-                  for name, default, lo, hi in (params.uci_options() if tune else ()))}
+        self.stop_event = threading.Event()  # `stop` for a go that waits for the kernels
+        self.out_closed = False              # the client closed our stdout
+        # the position set while the kernels load: (fen, moves, python-chess board), or None
+        self.pending_position = None
         self.tablebases = Tablebases()
         self.book = Book()
         self.net = None                    # the EvalFile net once one is set (else the default)
+        self.options = Options(self._option_rows() + (params.uci_options() if tune else []))
+        for name in ("SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit"):
+            opt = self.options[name]
+            opt.on_set(opt.value)
         self.loader = threading.Thread(target=self._load, args=(sliders,), daemon=True)
         self.loader.start()
+
+    def _option_rows(self):
+        """The session's options (:mod:`uci_engine.options`), in the order ``uci`` lists them,
+        with their effects: on the session when set, on the engine when set and at the
+        hand-over (EvalFile before Use NNUE: the net first, then whether it plays)."""
+        tb = self.tablebases
+        return [
+            Option("Threads", "spin", 1, 1, MAX_THREADS,
+                   on_engine=lambda eng, v: eng.set_threads(v)),
+            Option("Hash", "spin", 16, 1, MAX_HASH, on_engine=_set_hash),
+            Option("Clear Hash", "button", on_engine=lambda eng, v: eng.clear()),
+            Option("MultiPV", "spin", 1, 1, 256),
+            Option("Ponder", "check", False),
+            Option("Move Overhead", "spin", 10, 0, 5000),
+            Option("UCI_Chess960", "check", False,
+                   on_engine=lambda eng, v: setattr(eng, "chess960", v)),
+            Option("UCI_LimitStrength", "check", False,
+                   on_engine=lambda eng, v: setattr(eng, "limit_strength", v)),
+            Option("UCI_Elo", "spin", strength.ELO_DEFAULT, strength.ELO_MIN, strength.ELO_MAX,
+                   on_engine=lambda eng, v: setattr(eng, "uci_elo", v)),
+            Option("UCI_ShowWDL", "check", False),
+            Option("OwnBook", "check", False),
+            Option("BookFile", "string", EMPTY, on_set=self._load_book),
+            Option("SyzygyPath", "string", EMPTY, on_set=self._load_tablebases),
+            Option("SyzygyProbeDepth", "spin", 1, 1, 100,
+                   on_set=lambda v: setattr(tb, "probe_depth", v)),
+            Option("Syzygy50MoveRule", "check", True, on_set=lambda v: setattr(tb, "rule50", v)),
+            Option("SyzygyProbeLimit", "spin", MAX_PIECES, 0, MAX_PIECES,
+                   on_set=lambda v: setattr(tb, "probe_limit", v)),
+            Option("EvalFile", "string", DEFAULT_NET, empty=DEFAULT_NET,
+                   on_set=self._load_eval_file, on_engine=self._use_net),
+            Option("Use NNUE", "check", USE_NNUE_DEFAULT,
+                   on_engine=lambda eng, v: eng.set_use_nnue(v)),
+        ]
+
+    def _load_tablebases(self, value):
+        n = self.tablebases.load(value)
+        if n:
+            self.send(f"info string found {n} tablebases "
+                      f"(up to {self.tablebases.max_pieces} pieces)")
+
+    def _load_book(self, value):
+        n = self.book.load(value)
+        if n:
+            self.send(f"info string book {value} with {n} entries")
+
+    def _load_eval_file(self, value):
+        """Load the net ``value`` names (EvalFile's lookup); the engine gets it through
+        :meth:`_use_net`. Raises OptionError (the previous net stays)."""
+        try:
+            net = load_net(find_net(value))
+        except (OSError, ValueError) as exc:
+            keep = self.options["EvalFile"].value
+            raise OptionError(f"EvalFile {value!r}: {exc}; keeping EvalFile {keep}") from None
+        self.net = net
+        self.send(f"info string NNUE net {value} (hidden {net.hidden})")
+
+    def _use_net(self, eng, value):
+        if self.net is not None and eng.net is not self.net:
+            eng.set_net(self.net)
 
     # --- output ------------------------------------------------------------------------------
     def send(self, line):
         with self.lock:
+            self._write(line)
+
+    def _write(self, line):
+        """Write one line (the caller holds ``self.lock``). A client that has gone away
+        (closed pipe) stops the search instead of killing the thread that writes: the
+        search then ends, and the loop reads the end of its input and exits."""
+        if self.out_closed:
+            return
+        try:
             self.out.write(line + "\n")
             self.out.flush()
+        except (OSError, ValueError):            # BrokenPipeError, or a closed stream
+            self.out_closed = True
+            self.stop_event.set()
+            if self.engine is not None:
+                self.engine.request_stop()
+
+    def send_bestmove(self, msg):
+        """Mark the search finished, then send ``msg`` (``bestmove ...``): a command sent in
+        reply (setoption, go, ...) must find the engine idle, not searching."""
+        with self.lock:
+            self.go_done.set()
+            self._write(msg)
 
     def error(self, msg):
         self.send(f"info string error: {msg}")
 
     # --- startup -----------------------------------------------------------------------------
-    def _load(self, sliders):
-        try:
-            from . import backend
-            try:
-                name, text, warning = backend.choose_and_select(sliders)
-                self.sliders_text, self.sliders_warning = text, warning
-            finally:
-                self.chosen.set()
-            from .warmup import is_cold, start_leaf_compiler, warm_up
-            self.cold = is_cold()
-            self.cold_known.set()
-            helper = start_leaf_compiler()
-            from .engine import Engine
-            hash_at_start = self.options["hash"].value
-            eng = Engine(hash_at_start)
-            warm_up(eng, perft=False)
-            if helper is not None:
-                helper.wait()
-            if eng.default_net_error and self.options["use nnue"].value:
-                # the shipped net is missing or damaged: play on with the hand-crafted evaluation
-                self.options["use nnue"].value = False
-                self.error(f"EvalFile {eng.default_net_error}; Use NNUE is off, the "
-                           f"hand-crafted evaluation plays")
-            self._apply_search_options(eng)
-            with self.hash_lock:
-                hash_mib = self.options["hash"].value
-                if hash_mib != hash_at_start:      # `setoption name Hash` came during the load
-                    eng.set_hash(hash_mib)
-                self.engine = eng
-        except Exception as exc:  # reported on isready; the loop keeps answering
-            self.load_error = f"{type(exc).__name__}: {exc}"
-            traceback.print_exc(file=sys.stderr)
-        finally:
-            self.cold_known.set()
-            self.ready.set()
-
     def _announce_sliders(self):
         """Send the slider choice once: inside the ``uci`` reply when it is known by then
-        (clients ignore unknown lines there), else before the first ``readyok``."""
+        (clients ignore unknown lines there), else before the first ``readyok`` that finds
+        the kernels loaded."""
         if not self.sliders_announced and (self.sliders_text or self.load_error):
             self.sliders_announced = True
             if self.sliders_warning:
@@ -157,21 +181,6 @@ class UCI:
             if self.sliders_text:
                 self.send(f"info string sliders {self.sliders_text}")
 
-    def _wait_ready(self):
-        if not self.ready.is_set():
-            self.cold_known.wait()
-            if self.cold and not self.cold_announced and not self.ready.is_set():
-                # an empty Numba cache: the first isready waits while everything compiles
-                self.cold_announced = True
-                self.send(f"info string {COLD_START_TEXT}")
-        self.ready.wait()
-        self._announce_sliders()
-        if self.engine is None:
-            self.error(f"engine failed to load: {self.load_error}")
-            return False
-        return True
-
-    # --- main loop ---------------------------------------------------------------------------
     def run(self, infile=None):
         """Read commands until ``quit`` or end of input; returns the exit status (0)."""
         infile = infile or sys.stdin
@@ -219,7 +228,7 @@ class UCI:
     def cmd_uci(self, args, line):
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {AUTHOR}")
-        for o in self.options.values():
+        for o in self.options:
             self.send(o.describe())
         if self.chosen.wait(0.05):            # CPU detection is cached: ~40 ms after launch
             self._announce_sliders()
@@ -232,7 +241,19 @@ class UCI:
         self.debug = args[0] == "on"
 
     def cmd_isready(self, args, line):
-        self._wait_ready()
+        """``readyok`` within :data:`READY_PATIENCE_S`: at once on a cold cache (the kernels
+        compile meanwhile, and ``go`` copes: :meth:`_go_while_loading`), after the load on a
+        warm one (about a second), and after the patience if that load is slow."""
+        if not self.ready.is_set():
+            t = time.monotonic()
+            if self.cold_known.wait(READY_PATIENCE_S) and self.cold:
+                self._announce_loading()
+            elif not self.ready.wait(max(0.0, READY_PATIENCE_S - (time.monotonic() - t))):
+                self._announce_loading()
+        if self.ready.is_set():
+            self._announce_sliders()
+            if self.engine is None:
+                self.error(f"engine failed to load: {self.load_error}")
         self.send("readyok")
 
     def cmd_quit(self, args, line):
@@ -242,83 +263,40 @@ class UCI:
         self._stop_search(wait=False)
 
     def cmd_ponderhit(self, args, line):
-        if not self.pondering or self.engine is None:
+        if not self.pondering:
             return
         self.pondering = False
         lim = self.current_limits
         lim.ponder = False
+        if self.engine is None:          # a go waiting for the kernels: it now has a clock
+            return
         self.engine.extend_time(lim, self.options["move overhead"].value)
         if lim.infinite is False and self.go_done.is_set() is False:
             self.release.set()
 
     def cmd_setoption(self, args, line):
+        """``setoption name <id> [value <x>]`` through the option table; a refused value
+        keeps the previous one (``info string error:``). While the kernels load, the value is
+        kept and reaches the engine at the hand-over (:meth:`Options.apply_to`)."""
         if not args or args[0] != "name":
             self.error("setoption expects 'name <id> [value <x>]'")
             return
         if "value" in args:
-            i = args.index("value")
-            name, value = " ".join(args[1:i]), " ".join(args[i + 1:])
+            name, raw = " ".join(args[1:args.index("value")]), self._raw_value(line)
         else:
-            name, value = " ".join(args[1:]), None
-        opt = self.options.get(name.lower())
+            name, raw = " ".join(args[1:]), None
+        opt = self.options.get(name)
         if opt is None:
             self.error(f"unknown option {name!r}")
             return
         if not self.go_done.is_set():
             self.error(f"cannot set option {opt.name} while searching")
             return
-        if opt.kind == "button":
-            if not self._wait_ready():
-                return
-            self.engine.clear()
-            return
-        if opt.kind == "string":
-            self._set_string(opt, self._raw_value(line) if value is not None else "")
-            return
-        if value is None or value == "":
-            self.error(f"option {opt.name} needs a value")
-            return
-        if opt.kind == "spin":
+        with self.handover:
             try:
-                v = int(value)
-            except ValueError:
-                self.error(f"option {opt.name} value {value!r} is not an integer")
-                return
-            if not opt.lo <= v <= opt.hi:
-                self.error(f"option {opt.name} value {v} out of range [{opt.lo}, {opt.hi}]")
-                return
-        else:
-            if value.lower() not in ("true", "false"):
-                self.error(f"option {opt.name} value {value!r} is not true or false")
-                return
-            v = value.lower() == "true"
-        if opt.name == "Hash":
-            with self.hash_lock:
-                opt.value = v
-                if self.engine is not None:
-                    self.engine.set_hash(v)
-        else:
-            opt.value = v
-        if opt.name == "UCI_Chess960" and self.engine is not None:
-            self.engine.chess960 = v
-        if (opt.name in SEARCH_OPTIONS or params.is_param(opt.name)) and self.engine is not None:
-            self._apply_search_options(self.engine)
-        tb = self.tablebases
-        tb.rule50 = self.options["syzygy50moverule"].value
-        tb.probe_limit = self.options["syzygyprobelimit"].value
-        tb.probe_depth = self.options["syzygyprobedepth"].value
-
-    def _apply_search_options(self, eng):
-        """Hand Threads, UCI_LimitStrength, UCI_Elo, Use NNUE and the EvalFile net to the
-        engine facade (at load time and on every later setoption)."""
-        eng.set_threads(self.options["threads"].value)
-        eng.limit_strength = self.options["uci_limitstrength"].value
-        eng.uci_elo = self.options["uci_elo"].value
-        if self.net is not None and eng.net is not self.net:
-            eng.set_net(self.net)
-        eng.set_use_nnue(self.options["use nnue"].value)
-        params.apply(eng.params, {o.name: o.value for o in self.options.values()
-                                  if params.is_param(o.name)})
+                self.options.set(name, raw, self.engine)
+            except OptionError as exc:
+                self.error(str(exc))
 
     @staticmethod
     def _raw_value(line):
@@ -327,46 +305,15 @@ class UCI:
         m = re.search(r"(?:^|\s)value(?:\s+(.*))?$", line.strip())
         return (m.group(1) or "").strip() if m else ""
 
-    def _set_string(self, opt, value):
-        """Set a string option; ``BookFile`` and ``SyzygyPath`` load their file(s) first and
-        keep the previous value (and tables or book) when that fails."""
-        value = value or EMPTY
-        try:
-            if opt.name == "SyzygyPath":
-                n = self.tablebases.load(value)
-                if n:
-                    self.send(f"info string found {n} tablebases "
-                              f"(up to {self.tablebases.max_pieces} pieces)")
-            elif opt.name == "BookFile":
-                n = self.book.load(value)
-                if n:
-                    self.send(f"info string book {value} with {n} entries")
-            elif opt.name == "EvalFile":
-                if value == EMPTY:
-                    value = DEFAULT_NET
-                try:
-                    net = load_net(find_net(value))
-                except (OSError, ValueError) as exc:
-                    self.error(f"EvalFile {value!r}: {exc}; keeping EvalFile {opt.value}")
-                    return
-                self.net = net
-                if self.engine is not None:
-                    self.engine.set_net(net)
-                self.send(f"info string NNUE net {value} (hidden {net.hidden})")
-        except (TablebaseError, BookError) as exc:
-            self.error(f"{exc}; keeping {opt.name} {opt.value}")
-            return
-        opt.value = value
-
     def cmd_ucinewgame(self, args, line):
-        if not self._wait_ready():
-            return
         self._stop_search()
+        with self.handover:
+            if self.engine is None:             # still loading: the engine starts fresh anyway
+                self.pending_position = None
+                return
         self.engine.clear()
 
     def cmd_position(self, args, line):
-        if not self._wait_ready():
-            return
         if not args:
             self.error("position expects 'startpos' or 'fen <FEN>'")
             return
@@ -384,6 +331,10 @@ class UCI:
         else:
             self.error(f"position expects 'startpos' or 'fen <FEN>', got {' '.join(head)!r}")
             return
+        with self.handover:
+            if self.engine is None:
+                self._pend_position(fen, moves)
+                return
         self.engine.chess960 = self.options["uci_chess960"].value
         try:
             self.engine.set_position(fen, moves)
@@ -415,29 +366,34 @@ class UCI:
             self.send(ln)
 
     def cmd_go(self, args, line):
+        self._stop_search()
+        with self.handover:
+            limits = self._parse_go(args)
+            if self.engine is None and limits.perft is None:
+                if self._book_move(limits):
+                    return
+                # the kernels are still loading (or failed to): wait for them as long as the
+                # clock allows, else the fallback search answers
+                self._start_go(limits, self._go_while_loading, time.monotonic())
+                return
         if not self._wait_ready():
             return
-        self._stop_search()
-        limits = self._parse_go(args)
         if limits.perft is not None:
             self._perft(limits.perft)
             return
         if self._book_move(limits):
             return
+        self._start_go(limits, self._search)
+
+    def _start_go(self, limits, target, *extra):
         self.current_limits = limits
         self.pondering = limits.ponder
         self.release.clear()
+        self.stop_event.clear()
         self.go_done.clear()
-        self.search_thread = threading.Thread(target=self._search, args=(limits,), daemon=True)
+        self.search_thread = threading.Thread(target=target, args=(limits, *extra),
+                                              daemon=True)
         self.search_thread.start()
-
-    # --- go helpers --------------------------------------------------------------------------
-    INT_ARGS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
-                "movetime", "perft"}
-    # larger values are clamped with an error line (nodes must fit the kernels' int64 limit)
-    INT_CAPS = {"wtime": 10 ** 9, "btime": 10 ** 9, "winc": 10 ** 9, "binc": 10 ** 9,
-                "movetime": 10 ** 9, "movestogo": 10 ** 6, "depth": 120, "mate": 60,
-                "nodes": 10 ** 15}
 
     def _parse_go(self, args):
         lim = Limits()
@@ -481,7 +437,7 @@ class UCI:
                 i += 1
                 while i < len(args) and args[i] not in self.INT_ARGS | {"infinite", "ponder"}:
                     mv = args[i]
-                    if self.engine.parse_move(mv) is None:
+                    if not self._is_legal(mv):
                         self.error(f"searchmoves: {mv!r} is not a legal move; ignored")
                     else:
                         lim.searchmoves.append(mv)
@@ -491,6 +447,16 @@ class UCI:
                 i += 1
         return lim
 
+    def _is_legal(self, mv):
+        """True if ``mv`` (UCI text) is legal in the current position (checked by python-chess
+        while the kernels load)."""
+        if self.engine is not None:
+            return self.engine.parse_move(mv) is not None
+        try:
+            return chess.Move.from_uci(mv) in self._pending_board().legal_moves
+        except ValueError:
+            return False
+
     def _book_move(self, limits):
         """With ``OwnBook`` on and the position in the book, answer ``bestmove`` from the book
         at once and return True. Not for ``go infinite``, ``ponder``, ``mate`` or
@@ -499,13 +465,17 @@ class UCI:
             return False
         if limits.infinite or limits.ponder or limits.mate or limits.searchmoves:
             return False
-        eng = self.engine
+        if self.engine is not None:
+            fen, chess960 = self.engine.fen(), self.engine.chess960
+        else:                                    # the kernels are still loading
+            board = self._pending_board()
+            fen, chess960 = board.fen(), board.chess960
         try:
-            hit = self.book.probe(eng.fen(), eng.chess960)
+            hit = self.book.probe(fen, chess960)
         except (ValueError, OSError) as exc:
             self.error(f"book probe failed: {exc}")
             return False
-        if hit is None or eng.parse_move(hit[0]) is None:
+        if hit is None or not self._is_legal(hit[0]):
             return False
         move, ponder = hit
         self.send(f"info string book move {move}")
@@ -530,30 +500,27 @@ class UCI:
         eng = self.engine
         best = ponder = None
         try:
-            run = Limits(**{k: getattr(limits, k) for k in limits.__dataclass_fields__})
-            if limits.ponder:
-                run.infinite = True
-            best, ponder = eng.search(run, self._on_info, self.options["multipv"].value,
-                                      self.options["move overhead"].value,
-                                      tablebases=self.tablebases)
-        except Exception as exc:
-            self.error(f"search failed: {type(exc).__name__}: {exc}")
-            traceback.print_exc(file=sys.stderr)
-        if best is None:
-            legal = eng.legal_moves()
-            best = eng.move_to_uci(legal[0]) if legal else "0000"
-        # infinite and ponder searches wait for stop/ponderhit before answering
-        while (limits.infinite or self.pondering) and not self.release.is_set():
-            self.release.wait(0.05)
-        msg = f"bestmove {best}"
-        if ponder and best != "0000":
-            msg += f" ponder {ponder}"
-        # Mark the search finished before the GUI can see bestmove: a command sent in reply
-        # (setoption, go, ...) must find the engine idle, not "searching".
-        with self.lock:
-            self.go_done.set()
-            self.out.write(msg + "\n")
-            self.out.flush()
+            try:
+                run = Limits(**{k: getattr(limits, k) for k in limits.__dataclass_fields__})
+                if limits.ponder:
+                    run.infinite = True
+                best, ponder = eng.search(run, self._on_info, self.options["multipv"].value,
+                                          self.options["move overhead"].value,
+                                          tablebases=self.tablebases)
+            except Exception as exc:
+                self.error(f"search failed: {type(exc).__name__}: {exc}")
+                traceback.print_exc(file=sys.stderr)
+            if best is None:
+                legal = eng.legal_moves()
+                best = eng.move_to_uci(legal[0]) if legal else "0000"
+            # infinite and ponder searches wait for stop/ponderhit before answering
+            while (limits.infinite or self.pondering) and not self.release.is_set():
+                self.release.wait(0.05)
+        finally:
+            msg = f"bestmove {best}"
+            if ponder and best not in (None, "0000"):
+                msg += f" ponder {ponder}"
+            self.send_bestmove(msg)     # whatever happened: the loop must not wait forever
 
     def _on_info(self, d):
         score = f"mate {d['mate']}" if d["mate"] is not None else f"cp {d['score']}"
@@ -567,8 +534,10 @@ class UCI:
                   f"tbhits {d['tbhits']} time {d['time']} pv {' '.join(d['pv'])}")
 
     def _stop_search(self, wait=True):
-        if self.engine is not None and not self.go_done.is_set():
-            self.engine.request_stop()
+        if not self.go_done.is_set():
+            self.stop_event.set()
+            if self.engine is not None:
+                self.engine.request_stop()
             self.pondering = False
             self.release.set()
             if wait:

@@ -19,20 +19,8 @@ import sys
 
 import numpy as np
 
+from .numba_cache import is_cold, mark_warm
 from .timeman import Limits
-
-MARKER = "warm.ok"
-
-
-def _marker_path():
-    return os.path.join(os.environ.get("NUMBA_CACHE_DIR", ""), MARKER)
-
-
-def is_cold():
-    """True if the kernels of this cache directory (``$NUMBA_CACHE_DIR``, set by
-    :func:`uci_engine.backend.select`) have not been compiled yet: no warm-up marker."""
-    return bool(os.environ.get("NUMBA_CACHE_DIR")) and not os.path.exists(_marker_path())
-
 
 def start_leaf_compiler():
     """On a cold cache (no marker in ``$NUMBA_CACHE_DIR``), start the helper process that
@@ -152,11 +140,7 @@ def warm_up(engine, perft=True):
         engine.static_eval()
         engine.set_use_nnue(was)
     engine.clear()
-    try:
-        with open(_marker_path(), "w") as f:
-            f.write("ok\n")
-    except OSError:
-        pass
+    mark_warm()
 
 
 if __name__ == "__main__":

@@ -18,8 +18,25 @@ white-minus-black (mg, eg) pairs:
 * tempo for the side to move (middlegame only).
 
 All weights (centipawns) come from the generated module :mod:`.eval_weights` (written by
-scripts/tune_eval.py, Texel's tuning method; its header names the data and the command);
-:mod:`.eval_coeffs` gives the same evaluation as an exact linear form over those weights.
+scripts/tune_eval.py, Texel's tuning method; its header names the data and the command).
+
+The evaluation is linear in those weights, and it says so itself: :func:`evaluate_traced` with
+a ``trace`` array adds, next to each term's score, that term's coefficient (white-minus-black
+count) to ``trace[weight index]`` in the layout :data:`WEIGHT_SPEC`, as Ethereal's ``TRACE``
+build does (Andrew Grant, Ethereal src/evaluate.c, ``if (TRACE) T.xxx[US]++``). With ``trace``
+None every ``if trace is not None`` branch is pruned when Numba compiles that specialisation
+(it types the argument as NoneType), so :func:`evaluate`, the engine's entry point, is the
+untraced evaluation with no cost. For every position::
+
+    evaluate(st, ply) == taper(trace . w over middlegame weights, ... over endgame weights)
+
+exactly (integer arithmetic, tests/test_eval_trace.py), which is the linear form Texel's tuning
+method fits (chessprogramming wiki "Texel's Tuning Method"); :func:`trace_batch` gives it for
+many rows as a sparse matrix. Linear as written: material, piece-square tables, mobility (a
+table by piece type and safe-square count), pawn structure, pawn shield, bishop pair, rook files,
+tempo. King danger is a table indexed by (attacking pieces, attack units) whose entries are the
+weights (a one-hot coefficient per side); the attack units per attacker type (:data:`KS_UNIT`)
+and the game-phase weights are structural (they choose an index, they are not multiplied).
 
 The phase is ``N + B + 2 R + 4 Q`` over both sides, capped at 24 (PeSTO). The pairs are turned
 to the side to move's view *before* the taper ``(mg * phase + eg * (24 - phase)) // 24``, so a
@@ -59,6 +76,67 @@ T_PST, T_MOBILITY, T_PAWNS, T_KING, T_BISHOP_PAIR, T_ROOKS, T_TEMPO = range(7)
 N_TERMS = 7
 TERM_NAMES = ("Material+PST", "Mobility", "Pawns", "King safety", "Bishop pair", "Rooks",
               "Tempo")
+
+# ---------------------------------------------------------------------------------------------
+# The weight vector: every array of eval_weights flattened in C order, in WEIGHT_SPEC order
+# ---------------------------------------------------------------------------------------------
+#: Phase of a weight: middlegame (enters ``mg``) or endgame (enters ``eg``).
+MG, EG = 0, 1
+
+#: (name in eval_weights, shape, phase) in vector order. Shapes: MATERIAL by piece type
+#: P N B R Q K; PST by piece type and wiki square index (a8 = 0 .. h1 = 63, white's view);
+#: MOBILITY by piece type N B R Q and safe-square count 0..28; DOUBLED/ISOLATED by file a..h;
+#: PASSED by relative rank 0..7; KING_DANGER by attacking-piece count 0..7 (7 = 7 or more)
+#: and attack units 0..63 (63 = 63 or more).
+WEIGHT_SPEC = (
+    ("MATERIAL_MG", (6,), MG), ("MATERIAL_EG", (6,), EG),
+    ("PST_MG", (6, 64), MG), ("PST_EG", (6, 64), EG),
+    ("MOBILITY_MG", (4, MOB_MAX), MG), ("MOBILITY_EG", (4, MOB_MAX), EG),
+    ("DOUBLED_MG", (8,), MG), ("DOUBLED_EG", (8,), EG),
+    ("ISOLATED_MG", (8,), MG), ("ISOLATED_EG", (8,), EG),
+    ("PASSED_MG", (8,), MG), ("PASSED_EG", (8,), EG),
+    ("KING_DANGER_MG", (KS_MAX_ATTACKERS + 1, KS_TABLE_LEN), MG),
+    ("SHIELD1_MG", (), MG), ("SHIELD2_MG", (), MG),
+    ("BISHOP_PAIR_MG", (), MG), ("BISHOP_PAIR_EG", (), EG),
+    ("ROOK_OPEN_MG", (), MG), ("ROOK_OPEN_EG", (), EG),
+    ("ROOK_SEMIOPEN_MG", (), MG), ("ROOK_SEMIOPEN_EG", (), EG),
+    ("TEMPO_MG", (), MG),
+)
+
+
+def _layout():
+    offsets = {}
+    n = 0
+    for name, shape, _ in WEIGHT_SPEC:
+        offsets[name] = n
+        n += int(np.prod(shape, dtype=np.int64))
+    return offsets, n
+
+
+#: dict name -> first index in the weight vector; the vector's length.
+OFFSETS, N_WEIGHTS = _layout()
+#: bool[N_WEIGHTS]: True for endgame weights, False for middlegame ones.
+IS_EG = np.zeros(N_WEIGHTS, dtype=np.bool_)
+for _name, _shape, _phase in WEIGHT_SPEC:
+    IS_EG[OFFSETS[_name]:OFFSETS[_name] + int(np.prod(_shape, dtype=np.int64))] = _phase == EG
+
+# first index of each array (Numba freezes these ints into the compiled trace)
+O_MATERIAL_MG, O_MATERIAL_EG = OFFSETS["MATERIAL_MG"], OFFSETS["MATERIAL_EG"]
+O_PST_MG, O_PST_EG = OFFSETS["PST_MG"], OFFSETS["PST_EG"]
+O_MOBILITY_MG, O_MOBILITY_EG = OFFSETS["MOBILITY_MG"], OFFSETS["MOBILITY_EG"]
+O_DOUBLED_MG, O_DOUBLED_EG = OFFSETS["DOUBLED_MG"], OFFSETS["DOUBLED_EG"]
+O_ISOLATED_MG, O_ISOLATED_EG = OFFSETS["ISOLATED_MG"], OFFSETS["ISOLATED_EG"]
+O_PASSED_MG, O_PASSED_EG = OFFSETS["PASSED_MG"], OFFSETS["PASSED_EG"]
+O_KING_DANGER_MG = OFFSETS["KING_DANGER_MG"]
+O_SHIELD1_MG, O_SHIELD2_MG = OFFSETS["SHIELD1_MG"], OFFSETS["SHIELD2_MG"]
+O_BISHOP_PAIR_MG, O_BISHOP_PAIR_EG = OFFSETS["BISHOP_PAIR_MG"], OFFSETS["BISHOP_PAIR_EG"]
+O_ROOK_OPEN_MG, O_ROOK_OPEN_EG = OFFSETS["ROOK_OPEN_MG"], OFFSETS["ROOK_OPEN_EG"]
+O_ROOK_SEMIOPEN_MG = OFFSETS["ROOK_SEMIOPEN_MG"]
+O_ROOK_SEMIOPEN_EG = OFFSETS["ROOK_SEMIOPEN_EG"]
+O_TEMPO_MG = OFFSETS["TEMPO_MG"]
+#: First guess of nonzero coefficients per position for :func:`trace_batch`'s buffers (a
+#: middlegame position has some 150; the buffers grow when needed).
+TYPICAL_ROW_NONZEROS = 128
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,9 +251,37 @@ def game_phase(st, ply):
 
 
 @njit(cache=True, nogil=True)
-def _terms(st, ply):
+def _trace_pair(trace, mg_index, eg_index, count):
+    """Add ``count`` to the coefficients of a middlegame and an endgame weight."""
+    trace[mg_index] += count
+    trace[eg_index] += count
+
+
+@njit(cache=True, nogil=True)
+def _trace_piece(trace, p, sq):
+    """Coefficients of piece ``p`` (0..11) on ``sq``: material and the PST entry it reads
+    (the wiki layout: a white piece reads ``sq ^ 56``, a black one ``sq``), +1 white, -1 black."""
+    c = p // PIECE_TYPES
+    t = p - PIECE_TYPES * c
+    wiki_sq = (sq ^ 56) if c == 0 else sq
+    _trace_pair(trace, O_MATERIAL_MG + t, O_MATERIAL_EG + t, 1 - 2 * c)
+    _trace_pair(trace, O_PST_MG + 64 * t + wiki_sq, O_PST_EG + 64 * t + wiki_sq, 1 - 2 * c)
+
+
+@njit(cache=True, nogil=True)
+def _trace_mobility(trace, t, n, sign):
+    """Coefficient of the mobility entry of piece type ``t`` (N..Q) with ``n`` safe squares."""
+    k = (t - KNIGHT) * MOB_MAX + n
+    _trace_pair(trace, O_MOBILITY_MG + k, O_MOBILITY_EG + k, sign)
+
+
+@njit(cache=True, nogil=True)
+def _terms(st, ply, trace):
     """All terms of row ``ply``, white-minus-black: (phase, pst mg, pst eg, mobility mg, eg,
-    pawns mg, eg, king mg, eg, bishop pair mg, eg, rooks mg, eg, tempo mg, eg), int64."""
+    pawns mg, eg, king mg, eg, bishop pair mg, eg, rooks mg, eg, tempo mg, eg), int64.
+
+    ``trace``: None, or int64[N_WEIGHTS] to which each term adds its white-minus-black
+    coefficients (see :func:`evaluate_traced`)."""
     wp = st[ply, WHITE_PAWN]
     bp = st[ply, BLACK_PAWN]
     all_pawns = wp | bp
@@ -192,6 +298,8 @@ def _terms(st, ply):
             sq = lsb(b)
             pst_mg += PST_MG[p, sq]
             pst_eg += PST_EG[p, sq]
+            if trace is not None:
+                _trace_piece(trace, p, sq)
             b &= b - U1
 
     phase = game_phase(st, ply)
@@ -231,6 +339,8 @@ def _terms(st, ply):
             n = popcount(a & area)
             m_mg += MOB_MG[1, n]
             m_eg += MOB_EG[1, n]
+            if trace is not None:
+                _trace_mobility(trace, 1, n, sign)
             z = a & ezone
             if z:
                 n_att += 1
@@ -245,6 +355,8 @@ def _terms(st, ply):
             n = popcount(a & area)
             m_mg += MOB_MG[2, n]
             m_eg += MOB_EG[2, n]
+            if trace is not None:
+                _trace_mobility(trace, 2, n, sign)
             z = a & ezone
             if z:
                 n_att += 1
@@ -260,6 +372,8 @@ def _terms(st, ply):
             n = popcount(a & area)
             m_mg += MOB_MG[3, n]
             m_eg += MOB_EG[3, n]
+            if trace is not None:
+                _trace_mobility(trace, 3, n, sign)
             z = a & ezone
             if z:
                 n_att += 1
@@ -268,9 +382,13 @@ def _terms(st, ply):
             if (all_pawns & fm) == U0:
                 r_mg += ROOK_OPEN_MG
                 r_eg += ROOK_OPEN_EG
+                if trace is not None:
+                    _trace_pair(trace, O_ROOK_OPEN_MG, O_ROOK_OPEN_EG, sign)
             elif (own_p & fm) == U0:
                 r_mg += ROOK_SEMIOPEN_MG
                 r_eg += ROOK_SEMIOPEN_EG
+                if trace is not None:
+                    _trace_pair(trace, O_ROOK_SEMIOPEN_MG, O_ROOK_SEMIOPEN_EG, sign)
         # queens
         b = st[ply, base + 4]
         while b:
@@ -280,6 +398,8 @@ def _terms(st, ply):
             n = popcount(a & area)
             m_mg += MOB_MG[4, n]
             m_eg += MOB_EG[4, n]
+            if trace is not None:
+                _trace_mobility(trace, 4, n, sign)
             z = a & ezone
             if z:
                 n_att += 1
@@ -295,13 +415,19 @@ def _terms(st, ply):
             if own_p & FRONT_SPAN[c, sq]:
                 p_mg += _DOUBLED_MG[sq & 7]
                 p_eg += _DOUBLED_EG[sq & 7]
+                if trace is not None:
+                    _trace_pair(trace, O_DOUBLED_MG + (sq & 7), O_DOUBLED_EG + (sq & 7), sign)
             elif (enemy_p & PASSED_MASKS[c, sq]) == U0:
                 rr = (sq >> 3) if c == 0 else 7 - (sq >> 3)
                 p_mg += _PASSED_MG[rr]
                 p_eg += _PASSED_EG[rr]
+                if trace is not None:
+                    _trace_pair(trace, O_PASSED_MG + rr, O_PASSED_EG + rr, sign)
             if (own_p & ADJ_FILE_MASKS[sq & 7]) == U0:
                 p_mg += _ISOLATED_MG[sq & 7]
                 p_eg += _ISOLATED_EG[sq & 7]
+                if trace is not None:
+                    _trace_pair(trace, O_ISOLATED_MG + (sq & 7), O_ISOLATED_EG + (sq & 7), sign)
 
         # king danger we inflict on the enemy king, minus our own pawn shield deficit
         if units >= KS_TABLE_LEN:
@@ -310,13 +436,20 @@ def _terms(st, ply):
             n_att = KS_MAX_ATTACKERS
         k_mg = KING_DANGER[n_att, units]
         ksq = lsb(st[ply, base + 5])
-        k_mg += (SHIELD1_MG * popcount(own_p & SHIELD1_MASKS[c, ksq])
-                 + SHIELD2_MG * popcount(own_p & SHIELD2_MASKS[c, ksq]))
+        shield1 = popcount(own_p & SHIELD1_MASKS[c, ksq])
+        shield2 = popcount(own_p & SHIELD2_MASKS[c, ksq])
+        k_mg += SHIELD1_MG * shield1 + SHIELD2_MG * shield2
+        if trace is not None:
+            trace[O_KING_DANGER_MG + n_att * KS_TABLE_LEN + units] += sign
+            trace[O_SHIELD1_MG] += sign * shield1
+            trace[O_SHIELD2_MG] += sign * shield2
 
         # bishop pair
         if (bish & LIGHT_SQUARES) != U0 and (bish & DARK_SQUARES) != U0:
             bp_mg += sign * BISHOP_PAIR_MG
             bp_eg += sign * BISHOP_PAIR_EG
+            if trace is not None:
+                _trace_pair(trace, O_BISHOP_PAIR_MG, O_BISHOP_PAIR_EG, sign)
 
         mob_mg += sign * m_mg
         mob_eg += sign * m_eg
@@ -327,6 +460,8 @@ def _terms(st, ply):
         rook_eg += sign * r_eg
 
     tempo_mg = TEMPO_MG if st[ply, STM] == U0 else -TEMPO_MG
+    if trace is not None:
+        trace[O_TEMPO_MG] += 1 if st[ply, STM] == U0 else -1
     return (phase, pst_mg, pst_eg, mob_mg, mob_eg, pawn_mg, pawn_eg, ks_mg, 0,
             bp_mg, bp_eg, rook_mg, rook_eg, tempo_mg, 0)
 
@@ -340,16 +475,68 @@ def _taper(mg, eg, phase, black_to_move):
     return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
 
 
-@njit(cache=True, nogil=True)
-def evaluate(st, ply):
-    """Static evaluation (int64 centipawns) of row ``ply`` of ``st`` from the side to move's view.
+@njit(cache=True, nogil=True, inline="always")
+def evaluate_traced(st, ply, trace):
+    """Static evaluation (int64 centipawns) of row ``ply`` of ``st`` from the side to move's view,
+    tracing its coefficients into ``trace`` unless it is None.
 
     Tapered PeSTO material/PST (chessprogramming wiki "PeSTO's Evaluation Function") plus
-    mobility, pawn structure, king safety, bishop pair, rook files and tempo."""
-    t = _terms(st, ply)
+    mobility, pawn structure, king safety, bishop pair, rook files and tempo.
+
+    ``trace``: None (the engine's evaluation: Numba compiles a specialisation without any trace
+    code) or int64[N_WEIGHTS], to which every term adds its white-minus-black coefficient at
+    its weight's index (:data:`OFFSETS`), Ethereal's ``TRACE``. With ``w`` the weight vector
+    (uci_engine.tuning.weights_vector), ``mg``/``eg`` the sums of ``trace * w`` over the
+    middlegame/endgame weights (:data:`IS_EG`) of a zeroed trace and ``phase`` =
+    :func:`game_phase`, the result equals ``_taper(mg, eg, phase, black to move)`` exactly."""
+    t = _terms(st, ply, trace)
     mg = t[1] + t[3] + t[5] + t[7] + t[9] + t[11] + t[13]
     eg = t[2] + t[4] + t[6] + t[8] + t[10] + t[12] + t[14]
     return _taper(mg, eg, t[0], st[ply, STM] != U0)
+
+
+@njit(cache=True, nogil=True)
+def evaluate(st, ply):
+    """Static evaluation (int64 centipawns) of row ``ply`` of ``st`` from the side to move's view:
+    :func:`evaluate_traced` without a trace (the engine's entry point)."""
+    return evaluate_traced(st, ply, None)
+
+
+@njit(cache=True, nogil=True)
+def trace_batch(st, n_rows):
+    """Traced coefficients of rows ``0 .. n_rows - 1`` of ``st`` (uint64[N, STATE_LEN]) as CSR
+    arrays, for the Texel tuner (scripts/tune_eval.py).
+
+    Returns ``(indptr, indices, values, phases)``: int64[n_rows + 1], int32[nnz], int16[nnz],
+    int8[n_rows]; row ``r``'s nonzero coefficients (see :func:`evaluate_traced`) are
+    ``values[indptr[r]:indptr[r + 1]]`` at weight indices ``indices[...]`` (ascending), its
+    game phase ``phases[r]`` (0..24)."""
+    trace = np.zeros(N_WEIGHTS, dtype=np.int64)
+    cap = max(n_rows * TYPICAL_ROW_NONZEROS, N_WEIGHTS)
+    indices = np.empty(cap, dtype=np.int32)
+    values = np.empty(cap, dtype=np.int16)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    phases = np.zeros(n_rows, dtype=np.int8)
+    nnz = 0
+    for r in range(n_rows):
+        evaluate_traced(st, r, trace)
+        if nnz + N_WEIGHTS > cap:                  # room for a row whatever its size
+            cap = 2 * cap + N_WEIGHTS
+            grown_i = np.empty(cap, dtype=np.int32)
+            grown_v = np.empty(cap, dtype=np.int16)
+            grown_i[:nnz] = indices[:nnz]
+            grown_v[:nnz] = values[:nnz]
+            indices = grown_i
+            values = grown_v
+        for k in range(N_WEIGHTS):
+            if trace[k] != 0:
+                indices[nnz] = k
+                values[nnz] = trace[k]
+                nnz += 1
+                trace[k] = 0
+        indptr[r + 1] = nnz
+        phases[r] = game_phase(st, r)
+    return indptr, indices[:nnz].copy(), values[:nnz].copy(), phases
 
 
 @njit(cache=True, nogil=True)
@@ -358,7 +545,7 @@ def eval_terms(st, ply, out):
     term (rows T_PST .. T_TEMPO) and return the game phase (int64, 0..24).
 
     ``evaluate(st, ply) == eval_total(out, phase, stm)`` for the filled ``out``."""
-    t = _terms(st, ply)
+    t = _terms(st, ply, None)
     for i in range(N_TERMS):
         out[i, 0] = t[1 + 2 * i]
         out[i, 1] = t[2 + 2 * i]

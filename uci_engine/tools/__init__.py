@@ -11,5 +11,7 @@ Modules:
 * :mod:`uci_engine.tools.openings`-- EPD/PGN opening suites.
 * :mod:`uci_engine.tools.game`    -- one game between two engines, faults and adjudication.
 * :mod:`uci_engine.tools.match`   -- tournaments, output, PGN, SPRT stop (``uci-engine-match``).
-* :mod:`uci_engine.tools.ladder`  -- gauntlet against installed Debian engines.
+* :mod:`uci_engine.tools.ladder`  -- gauntlet against installed Debian engines
+  (``uci-engine-ladder``).
+* :mod:`uci_engine.tools.uci_driver` -- a UCI engine's raw lines with timeouts (tests, benches).
 """

@@ -1,6 +1,6 @@
 """Strength ladder: a gauntlet of our engine against the chess engines Debian packages.
 
-``python scripts/ladder.py [--engine CMD] [--tc 10+0.1] [--games 20] ...`` plays our engine
+``uci-engine-ladder [--engine CMD] [--tc 10+0.1] [--games 20] ...`` plays our engine
 (default command ``uci-engine``) against every opponent found on PATH or in ``/usr/games``
 (missing ones are skipped), then prints score and Elo per opponent and a rating estimate
 anchored on each opponent's published CCRL rating (maximum-likelihood performance rating over
@@ -157,7 +157,7 @@ def performance_rating(results: list[tuple[float, float, int]]) -> float:
 def _parser() -> argparse.ArgumentParser:
     here = Path(__file__).resolve().parents[2]
     default_book = here / "tests" / "data" / "openings" / "noob_2moves.epd"
-    p = argparse.ArgumentParser(prog="ladder", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="uci-engine-ladder", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--engine", default="uci-engine", help="our engine's command (default: uci-engine)")
     p.add_argument("--name", default=None, help="our engine's name (default: its id name)")

@@ -1,7 +1,8 @@
-"""Tests for the linear form of the evaluation (uci_engine.kernels.eval_coeffs, uci_engine.tuning):
-the coefficient identity with ``evaluate`` on thousands of positions, per term against
-``eval_terms``, with random weights against the python-chess reference of test_evaluate, and the
-weight vector <-> module round trip."""
+"""Tests for the evaluation's trace, its linear form over the weight vector
+(uci_engine.kernels.evaluate.evaluate_traced / trace_batch, uci_engine.tuning): the coefficient
+identity with ``evaluate`` on thousands of positions (test suites, self-play sample, random
+playouts), per term against ``eval_terms``, with random weights against the independent
+python-chess reference of test_evaluate, and the weight vector <-> module round trip."""
 import os
 import types
 
@@ -10,7 +11,6 @@ import numpy as np
 import pytest
 
 from uci_engine.fen import STARTPOS
-from uci_engine.kernels import eval_coeffs as C
 from uci_engine.kernels import eval_weights as W
 from uci_engine.kernels import evaluate as E
 from uci_engine.kernels import position as P
@@ -47,9 +47,16 @@ EXTREME = [
 ]
 
 
+def _selfplay_fens():
+    """FENs of tests/data/selfplay_sample.txt (datagen lines ``FEN | score | result``)."""
+    with open(os.path.join(DATA, "selfplay_sample.txt")) as fh:
+        return [line.split("|")[0].strip() for line in fh if "|" in line]
+
+
 def suite_fens():
     return (_epd_fens("perft.epd") + _epd_fens("perft960.epd") + _epd_fens("wac_odd.epd")
-            + _epd_fens(os.path.join("openings", "noob_2moves.epd"), step=7) + EXTREME)
+            + _epd_fens(os.path.join("openings", "noob_2moves.epd"), step=7) + EXTREME
+            + _selfplay_fens())
 
 
 def playout_rows(fens, seed, plies=60):
@@ -97,14 +104,30 @@ def test_identity_with_evaluate(positions):
     assert np.unique(want).size > 1000     # a varied sample, not a constant
 
 
+def test_traced_score_and_accumulation(positions):
+    """The traced specialisation scores as the engine's evaluate, and adds to the trace it is
+    given (the caller zeroes it): tracing a row twice doubles its coefficients."""
+    w = tuning.weights_vector()
+    for r in range(0, len(positions), 7):
+        trace = np.zeros(E.N_WEIGHTS, dtype=np.int64)
+        score = int(E.evaluate_traced(positions, r, trace))
+        assert score == int(E.evaluate(positions, r)) == int(E.evaluate_traced(positions, r, None))
+        once = trace.copy()
+        E.evaluate_traced(positions, r, trace)
+        np.testing.assert_array_equal(trace, 2 * once)
+        mg, eg = int(once @ np.where(E.IS_EG, 0, w)), int(once @ np.where(E.IS_EG, w, 0))
+        phase = int(E.game_phase(positions, r))
+        assert tuning.taper(mg, eg, phase, int(positions[r, P.STM])) == score
+
+
 def test_identity_per_term(positions):
     """Each term's weights reproduce exactly that row of eval_terms (no compensating errors)."""
     c, phase, _ = tuning.coefficient_matrix(positions)
     w = tuning.weights_vector()
     out = np.zeros((E.N_TERMS, 2), dtype=np.int64)
     per_term = np.zeros((len(positions), E.N_TERMS, 2), dtype=np.int64)
-    for name, shape, ph in C.WEIGHT_SPEC:
-        part = slice(C.OFFSETS[name], C.OFFSETS[name] + int(np.prod(shape, dtype=np.int64)))
+    for name, shape, ph in E.WEIGHT_SPEC:
+        part = slice(E.OFFSETS[name], E.OFFSETS[name] + int(np.prod(shape, dtype=np.int64)))
         wt = np.zeros_like(w)
         wt[part] = w[part]
         per_term[:, tuning.TERM_OF_WEIGHT[name], ph] += c @ wt
@@ -119,7 +142,7 @@ def test_random_weights_against_reference(monkeypatch, positions):
     independent python-chess reference's terms (tests/test_evaluate.py ref_terms)."""
     from uci_engine.fen import format_fen
     rng = np.random.default_rng(7)
-    w = rng.integers(-300, 300, size=C.N_WEIGHTS)
+    w = rng.integers(-300, 300, size=E.N_WEIGHTS)
     fake = types.SimpleNamespace(**tuning.weights_dict(w))
     for k, v in list(vars(fake).items()):
         setattr(fake, k, v.tolist() if v.ndim else int(v))
@@ -154,8 +177,8 @@ def test_coefficients_are_sparse_and_deduplicated(positions):
     st, _ = tuning.fens_to_rows([STARTPOS])
     c0, phase0, _ = tuning.coefficient_matrix(st)
     cols = set(c0.indices.tolist())
-    assert C.OFFSETS["TEMPO_MG"] in cols and phase0[0] == 24
-    assert not any(C.OFFSETS["MATERIAL_MG"] <= k < C.OFFSETS["MATERIAL_MG"] + 6 for k in cols)
+    assert E.OFFSETS["TEMPO_MG"] in cols and phase0[0] == 24
+    assert not any(E.OFFSETS["MATERIAL_MG"] <= k < E.OFFSETS["MATERIAL_MG"] + 6 for k in cols)
 
 
 def test_perturbed_weight_moves_eval_by_coefficient(positions):
@@ -166,14 +189,14 @@ def test_perturbed_weight_moves_eval_by_coefficient(positions):
     base = tuning.taper(*tuning.mg_eg(c, w), phase, stm)
     for name, idx in (("ROOK_OPEN_MG", 0), ("PASSED_EG", 6), ("MOBILITY_MG", 29 + 7),
                       ("KING_DANGER_MG", 2 * 64 + 10)):
-        k = C.OFFSETS[name] + idx
+        k = E.OFFSETS[name] + idx
         coef = c[:, k].toarray().ravel()
         assert np.count_nonzero(coef) > 0, name
         w2 = w.copy()
         w2[k] += 24
         mg2, eg2 = tuning.mg_eg(c, w2)
         mg, eg = tuning.mg_eg(c, w)
-        if C.IS_EG[k]:
+        if E.IS_EG[k]:
             np.testing.assert_array_equal(eg2 - eg, 24 * coef)
             np.testing.assert_array_equal(mg2, mg)
             share = 24 - phase
@@ -186,7 +209,7 @@ def test_perturbed_weight_moves_eval_by_coefficient(positions):
 
 def test_weights_module_round_trip(tmp_path):
     w = tuning.weights_vector()
-    assert w.shape == (C.N_WEIGHTS,)
+    assert w.shape == (E.N_WEIGHTS,)
     path = tuning.write_weights_module(w + 1, "Data: test.\nCommand: none", str(tmp_path / "w.py"))
     w2, doc = tuning.load_weights_file(path)
     np.testing.assert_array_equal(w2, w + 1)
