@@ -3,7 +3,11 @@
 quantised net file (uci_engine/nnue_file.py format) and a JSON record.
 
 Input: datagen text files, one position per line ``<FEN> | <score> | <result>`` (score in
-centipawns and result 1.0 / 0.5 / 0.0, both from White's view; ``uci-engine datagen``).
+centipawns and result 1.0 / 0.5 / 0.0, both from White's view; ``uci-engine datagen``), or
+game-record files (``uci-engine datagen --format records``, told apart by their magic), read
+through :func:`uci_engine.gamerecord.iter_positions`, the iterator of the ``to-text``
+converter, so they give the positions and values of the converted text. ``--keep-noisy``
+also takes the record positions whose best move is a capture or promotion.
 They are converted once into a compact binary ``<data>.nnuebin.npy`` (numpy memmap, 68 bytes a
 position: int16[32] input indices from the side to move's perspective, -1 padded; int16 score
 and uint8 result (0, 1, 2 = loss, draw, win), both from the side to move's view; uint8
@@ -42,10 +46,10 @@ twice as large as the hand-crafted evaluation's centipawns.
 
 The engine never imports torch: only this script does.
 
-Usage: python scripts/train_nnue.py DATA.txt [DATA2.txt ...] --out uci_engine/nets/NAME.nnue
+Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.nnue
            [--hidden 128] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
-           [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror]
+           [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy]
 """
 import argparse
 import json
@@ -58,6 +62,7 @@ import time
 import numpy as np
 
 from uci_engine.dataformat import numbered_records, parse_line
+from uci_engine.gamerecord import is_record_file, iter_positions
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
                                             QB, OUTPUT_SCALE)
 from uci_engine.nnue_file import Net, save_net, ACTIVATIONS
@@ -74,6 +79,7 @@ RECORD_DTYPE = np.dtype([("f", "<i2", (MAX_ACTIVE,)), ("score", "<i2"), ("result
                          ("mirror_ok", "u1")])
 FILE_MIRROR = 7             # index ^ 7 mirrors a feature's square a<->h (384 and 64 are x8)
 PIECE_OF = {c: i for i, c in enumerate("PNBRQKpnbrqk")}
+CONVERT_CHUNK = 1 << 20     # positions converted per block (bounds the Python objects held)
 
 
 def fen_features(fen):
@@ -104,38 +110,64 @@ def other_perspective(f):
     return np.where(f < 0, f, ((f + COLOUR_STRIDE) % N_FEATURES) ^ SQ_FLIP)
 
 
-def convert(path, out=None, bin_dir=None):
-    """Convert a datagen text file to the binary record file (returns its path): ``out``, or
-    ``<bin_dir or the source's directory>/<name>.nnuebin.npy``; reuse an existing one newer
-    than ``path`` and of this layout (RECORD_DTYPE). Raises ValueError naming the first
-    malformed line."""
-    if out is None:
-        out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
-                           os.path.basename(path) + ".nnuebin.npy")
-    if (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path)
-            and np.load(out, mmap_mode="r").dtype == RECORD_DTYPE):
-        return out
-    lines = list(numbered_records(path))
-    rec = np.zeros(len(lines), dtype=RECORD_DTYPE)
+def data_records(path, keep_noisy=False):
+    """``(where, Record)`` of every position of a data file: a text file (where = ``path:line``)
+    or a game-record file (where = ``path``; its reader names byte offsets in its errors).
+    Raises ValueError at the first malformed line or corrupt game."""
+    if is_record_file(path):
+        for data in iter_positions(path, keep_noisy):
+            yield path, data
+    else:
+        for lineno, line in numbered_records(path):
+            yield f"{path}:{lineno}", parse_line(line, f"{path}:{lineno}")
+
+
+def _encode(block):
+    """RECORD_DTYPE array of a list of ``(where, Record)``."""
+    rec = np.zeros(len(block), dtype=RECORD_DTYPE)
     rec["f"] = PAD
-    for i, (lineno, line) in enumerate(lines):
-        data = parse_line(line, f"{path}:{lineno}")
+    for i, (where, data) in enumerate(block):
         feats, stm = fen_features(data.fen)
         if len(feats) > MAX_ACTIVE:
-            raise ValueError(f"{path}:{lineno}: malformed data line {line.strip()!r}: "
-                             f"{len(feats)} pieces, at most {MAX_ACTIVE}")
+            raise ValueError(f"{where}: position {data.fen!r}: {len(feats)} pieces, at most "
+                             f"{MAX_ACTIVE}")
         rec["f"][i, :len(feats)] = feats
         rec["score"][i] = max(-SCORE_CLIP, min(SCORE_CLIP, data.stm_score))
         rec["result"][i] = round(data.stm_result * 2)
         rec["mirror_ok"][i] = data.fen.split()[2] == "-"
+    return rec
+
+
+def convert(path, out=None, bin_dir=None, keep_noisy=False):
+    """Convert a datagen text or game-record file to the binary training file (returns its
+    path): ``out``, or ``<bin_dir or the source's directory>/<name>.nnuebin.npy`` (a record
+    file read with ``keep_noisy``: ``<name>.noisy.nnuebin.npy``); reuse an existing one newer
+    than ``path`` and of this layout (RECORD_DTYPE). Raises ValueError naming the first
+    malformed line (text) or the byte offset of the first corrupt game (records)."""
+    if out is None:
+        noisy = ".noisy" if keep_noisy and is_record_file(path) else ""
+        out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
+                           os.path.basename(path) + noisy + ".nnuebin.npy")
+    if (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path)
+            and np.load(out, mmap_mode="r").dtype == RECORD_DTYPE):
+        return out
+    parts, block = [], []
+    for item in data_records(path, keep_noisy):
+        block.append(item)
+        if len(block) == CONVERT_CHUNK:
+            parts.append(_encode(block))
+            block = []
+    parts.append(_encode(block))
+    rec = np.concatenate(parts)
     tmp = out + ".tmp.npy"
     np.save(tmp, rec)
     os.replace(tmp, out)
     return out
 
 
-def load_records(paths, bin_dir=None):
-    return [np.load(convert(p, bin_dir=bin_dir), mmap_mode="r") for p in paths]
+def load_records(paths, bin_dir=None, keep_noisy=False):
+    return [np.load(convert(p, bin_dir=bin_dir, keep_noisy=keep_noisy), mmap_mode="r")
+            for p in paths]
 
 
 # --- model ------------------------------------------------------------------------------------
@@ -266,16 +298,17 @@ def _commit():
 
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
-          wdl_scale=None, mirror=False):
+          wdl_scale=None, mirror=False, keep_noisy=False):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
-    augmentation of positions without castling rights (module docstring)."""
+    augmentation of positions without castling rights (module docstring). ``keep_noisy``:
+    game-record files also give positions whose best move is noisy."""
     import torch
     from tqdm import tqdm
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    recs = load_records(data, bin_dir)
+    recs = load_records(data, bin_dir, keep_noisy)
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)
     rng = np.random.default_rng(seed)
@@ -344,7 +377,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
-    ap.add_argument("data", nargs="+", help="datagen text files (FEN | score | result)")
+    ap.add_argument("data", nargs="+",
+                    help="datagen text files (FEN | score | result) or game-record files")
     ap.add_argument("--out", required=True, help="net file to write (.nnue)")
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=10)
@@ -364,13 +398,16 @@ def main(argv=None):
                          "fitted to the data's scores and results; 400 is bullet's")
     ap.add_argument("--mirror", action="store_true",
                     help="mirror positions without castling rights a<->h at random (augmentation)")
+    ap.add_argument("--keep-noisy", action="store_true",
+                    help="game-record files: also positions whose best move is a capture or "
+                         "promotion (text files hold what datagen kept)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     wdl_scale = None if args.wdl_scale == "fit" else float(args.wdl_scale)
     _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
                       progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale,
-                      mirror=args.mirror)
+                      mirror=args.mirror, keep_noisy=args.keep_noisy)
     last = record["history"][-1]
     print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
 

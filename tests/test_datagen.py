@@ -240,8 +240,8 @@ def test_interrupt_ends_cleanly_with_every_finished_game_written(tmp_path, sig, 
     assert 2 <= len(finished) < 500
     settings = D.Settings(nodes=300, seed=3, book=BOOK)
     from uci_engine import backend
-    expect = [line for _, lines, _ in D.play_chunk(backend.selected(), settings, finished)
-              for line in lines]
+    expect = [line for _, text, _, _ in D.play_chunk(backend.selected(), settings, finished)
+              for line in text.splitlines()]
     assert _lines(out) == sorted(expect)
 
 

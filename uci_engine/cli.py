@@ -34,8 +34,14 @@ def _build_parser():
     pf.add_argument("--depth", type=int, required=True)
     pf.add_argument("--fen", default=None)
     sub.add_parser("warmup", help="compile or load every kernel, then exit")
-    d = sub.add_parser("datagen", help="self-play training data: '<FEN> | <score> | <result>'")
+    d = sub.add_parser("datagen", help="self-play training data: '<FEN> | <score> | <result>' "
+                                       "lines or compact game records")
     d.add_argument("--out", required=True, help="output file (appended to; a rerun resumes)")
+    d.add_argument("--format", choices=["text", "records"], default="text",
+                   help="text: a 'FEN | score | result' line per kept position (default; "
+                        "every script reads it); records: binary game records, about 4 bytes "
+                        "a position (uci_engine.gamerecord; train_nnue.py reads them, "
+                        "'python -m uci_engine.gamerecord to-text' converts them)")
     n = d.add_mutually_exclusive_group()
     n.add_argument("--games", type=int, default=None, help="play games 0 .. N-1")
     n.add_argument("--positions", type=int, default=None,

@@ -2,8 +2,8 @@
 
 Games are played in-process through the compiled search (:class:`uci_engine.engine.Engine`: no
 UCI round trip, no python-chess on the hot path), one engine, TT and history per worker, cleared
-for every game. Each searched position becomes one line of the text format that bullet and
-marlinflow read::
+for every game. With ``--format text`` (the default) each kept position becomes one line of the
+text format that bullet and marlinflow read::
 
     <FEN> | <score> | <result>
 
@@ -15,15 +15,26 @@ is a capture or a promotion (``--keep-noisy`` keeps the last two kinds), as in t
 generators of Stormphrax and bullet-trained engines (the "quiet position" filter of Texel's
 tuning method, chessprogramming wiki).
 
+With ``--format records`` each game is written whole in the compact binary format of
+:mod:`uci_engine.gamerecord` (start position, then a 16-bit move and a 16-bit White's-view
+score per ply: 4 bytes a ply, about 6 a kept position): every ply, the random ones unscored,
+so the filter above is applied by the reader (``python -m uci_engine.gamerecord to-text`` gives the
+lines the text format would have written). The text format stays the default because
+scripts/tune_eval.py, fit_wdl.py and eval_loss.py read only text; scripts/train_nnue.py reads
+both.
+
 Game ``g`` is played from its own seed, derived from ``--seed`` and ``g`` alone
 (:class:`numpy.random.SeedSequence`), and node-limited searches from a cleared TT are
 deterministic: the same ``--seed`` and ``--nodes`` give the same lines for every game, however
 many workers play them and in whatever order they finish. A sidecar ``<out>.json`` records the
 settings and which games are finished, so running the same command again appends the missing
-games only (resume after Ctrl-C); a different seed or node count is refused for the same file.
+games only (resume after Ctrl-C); a different seed, node count or format is refused for the same
+file. It also names what made the data: the engine commit, the net's sha256 (or
+"hand-crafted"), nodes, seed, book and the command line.
 """
 import json
 import os
+import shlex
 import signal
 import sys
 import time
@@ -31,6 +42,7 @@ import time
 import numpy as np
 
 from .dataformat import format_line
+from .gamerecord import MAGIC, SCORE_NONE, complete_bytes, encode_game, is_record_file
 
 #: plies of the game after which an equal position can be adjudicated a draw
 DRAW_ADJ_PLY = 80
@@ -56,6 +68,8 @@ HARD_NODE_FACTOR = 4
 MAX_GAME_PLIES = 800
 #: transposition table per worker (MiB); enough for 20,000-node searches
 DATAGEN_HASH_MIB = 16
+#: output formats: one text line per kept position, or binary game records
+FORMATS = ("text", "records")
 
 
 def game_seed(seed, game):
@@ -86,20 +100,29 @@ class Settings:
     (``book``; empty = the start position), ``syzygy`` directory or None, ``keep_noisy``, and
     the largest |score| (centipawns) of an accepted opening (``opening_max_score``) and the
     inclusive range of random plies after the book position (``random_plies``); ``eval_file``
-    an NNUE net file to evaluate with (None: the hand-crafted evaluation). Raises OSError or
-    ValueError for a net file that cannot be loaded."""
+    an NNUE net file to evaluate with (None: the hand-crafted evaluation); ``fmt`` one of
+    FORMATS; ``book_name`` (str) names the book in the sidecar. Raises OSError or ValueError for
+    a net file that cannot be loaded or an unknown format."""
 
     def __init__(self, nodes=5000, seed=0, book=(), syzygy=None, keep_noisy=False,
-                 opening_max_score=OPENING_MAX_SCORE, random_plies=RANDOM_PLIES, eval_file=None):
+                 opening_max_score=OPENING_MAX_SCORE, random_plies=RANDOM_PLIES, eval_file=None,
+                 fmt="text", book_name=None):
+        if fmt not in FORMATS:
+            raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
+        self.fmt = fmt
+        self.book_name = book_name
         self.eval_file = None
         self.net_digest = None
+        self.net_sha256 = "hand-crafted"
         if eval_file is not None:
             import hashlib
             from .nnue_file import find_net, load_net
             self.eval_file = os.path.abspath(find_net(eval_file))
             load_net(self.eval_file)                  # fail here, not in every worker
             with open(self.eval_file, "rb") as fh:
-                self.net_digest = hashlib.blake2b(fh.read(), digest_size=8).hexdigest()
+                data = fh.read()
+            self.net_digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+            self.net_sha256 = hashlib.sha256(data).hexdigest()
         self.opening_max_score = int(opening_max_score)
         self.random_plies = tuple(int(x) for x in random_plies)
         self.nodes = int(nodes)
@@ -150,7 +173,8 @@ class GamePlayer:
         eng = self.engine
         fen = self.s.book[rng.integers(len(self.s.book))] if self.s.book else self.startpos
         eng.set_position(fen, [])
-        self.game = {"fen": fen, "moves": []}
+        # plies: (move, White's-view score or SCORE_NONE) of every ply, for the game record
+        self.game = {"fen": fen, "moves": [], "plies": []}
         lo, hi = self.s.random_plies
         for _ in range(int(rng.integers(lo, hi + 1))):
             moves = eng.legal_moves()
@@ -165,8 +189,9 @@ class GamePlayer:
             return None
         return True
 
-    def _push(self, m):
+    def _push(self, m, score=SCORE_NONE):
         self.game["moves"].append(self.engine.move_to_uci(m))
+        self.game["plies"].append((int(m), score))
         self.engine.push(m)
 
     def _rules_result(self):
@@ -269,15 +294,26 @@ class GamePlayer:
             ply = 2 * (int(eng.st[row, P.FULLMOVE]) - 1) + stm
             if win_run >= WIN_ADJ_PLIES:
                 result, reason = (1.0 if win_sign > 0 else 0.0), "win adjudication"
-                break
-            if ply >= DRAW_ADJ_PLY and draw_run >= DRAW_ADJ_PLIES:
+            elif ply >= DRAW_ADJ_PLY and draw_run >= DRAW_ADJ_PLIES:
                 result, reason = 0.5, "draw adjudication"
+            if result is not None:
+                # the record keeps the searched position and its best move, not played
+                self.game["plies"].append((int(move), white))
                 break
-            self._push(move)
+            self._push(move, white)
         if result is None:
             result = 0.5
         self.game.update(result=result, reason=reason)
         return [format_line(fen, score, result) for fen, score in kept], result
+
+    def play_output(self, game):
+        """Play game number ``game``; returns ``(output, positions, result)``: the text to
+        append (str, lines with newlines) or the game record (bytes, :mod:`uci_engine.gamerecord`)
+        as ``Settings.fmt`` says, the number of kept positions and the result (White's view)."""
+        lines, result = self.play(game)
+        if self.s.fmt == "records":
+            return encode_game(self.game["fen"], self.game["plies"], result), len(lines), result
+        return "".join(line + "\n" for line in lines), len(lines), result
 
 
 # --- workers -----------------------------------------------------------------------------------
@@ -288,7 +324,8 @@ def _select_backend(backend):
 
 def _worker(backend, settings, tasks, results):
     """Process body: play the game numbers read from ``tasks`` (None ends) and put
-    ``(game, lines, result)`` on ``results``. Ctrl-C is left to the parent."""
+    ``(game, output, positions, result)`` (:meth:`GamePlayer.play_output`) on ``results``.
+    Ctrl-C is left to the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _select_backend(backend)
     player = GamePlayer(settings)
@@ -296,16 +333,16 @@ def _worker(backend, settings, tasks, results):
         g = tasks.get()
         if g is None:
             break
-        lines, result = player.play(g)
-        results.put((g, lines, result))
+        results.put((g, *player.play_output(g)))
 
 
 def play_chunk(backend, settings, games):
     """Play the games numbered ``games`` (list of int) in this process; returns a list of
-    ``(game, lines, result)``. The body of a Ray task; also usable directly."""
+    ``(game, output, positions, result)`` (:meth:`GamePlayer.play_output`). The body of a Ray
+    task; also usable directly."""
     _select_backend(backend)
     player = GamePlayer(settings)
-    return [(g, *player.play(g)) for g in games]
+    return [(g, *player.play_output(g)) for g in games]
 
 
 # --- the run -----------------------------------------------------------------------------------
@@ -345,7 +382,12 @@ class Progress:
                "book": len(settings.book), "syzygy": bool(settings.syzygy)}
         if settings.net_digest is not None:
             key["net"] = settings.net_digest                  # which net evaluated the games
+        if settings.fmt != "text":
+            key["format"] = settings.fmt                  # (text runs keep their old key)
         self.key = key
+        self.about = {"format": settings.fmt, "net_sha256": settings.net_sha256,
+                      "book": settings.book_name or (f"{len(settings.book)} positions"
+                                                     if settings.book else "startpos")}
         if os.path.exists(self.path):
             with open(self.path, encoding="utf-8") as f:
                 old = json.load(f)
@@ -360,7 +402,7 @@ class Progress:
         # nodes, seed, commit and command at the top level describe the data to
         # scripts/tune_eval.py, which copies them into the tuned module's header
         data = {"nodes": self.key["nodes"], "seed": self.key["seed"], "commit": self.commit,
-                "command": "uci-engine " + " ".join(sys.argv[1:]),
+                "command": "uci-engine " + shlex.join(sys.argv[1:]), **self.about,
                 "settings": self.key, "done": _ranges(self.done)}
         data.update(extra or {})
         tmp = self.path + ".tmp"
@@ -397,6 +439,17 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     this run. ``workers`` local processes, or Ray tasks on the cluster at ``ray_address``
     ("local" starts one on this machine)."""
     prog = Progress(out, settings)
+    records = settings.fmt == "records"
+    if os.path.exists(out) and os.path.getsize(out) and is_record_file(out) != records:
+        raise ValueError(f"{out} is {'not ' if records else ''}a game-record file; "
+                         f"use another --out or --format {'text' if records else 'records'}")
+    if records and os.path.exists(out) and os.path.getsize(out):
+        size, keep = os.path.getsize(out), complete_bytes(out)
+        if keep < size:
+            # a game cut short by a crash is not in the sidecar: it is played again
+            log(f"datagen: {out}: dropping the {size - keep} bytes of a game cut short at "
+                f"offset {keep}")
+            os.truncate(out, keep)
     want_games = games
     t0 = time.perf_counter()
     written = 0
@@ -423,25 +476,27 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     def enough():
         return positions is not None and written >= positions
 
-    def record(f, g, lines, result):
+    def record(f, g, output, n_pos, result):
         nonlocal written, n_games
-        if lines:
-            f.write("\n".join(lines) + "\n")
+        if output:
+            f.write(output)
             f.flush()
         prog.done.add(g)
-        written += len(lines)
+        written += n_pos
         n_games += 1
         results[result] += 1
         prog.save()
         if bar is not None:
             el = max(time.perf_counter() - t0, 1e-9)
-            bar.update(1 if want_games else len(lines))
+            bar.update(1 if want_games else n_pos)
             bar.set_postfix_str(f"{n_games / el:.2f} games/s, {written / el:.0f} pos/s")
 
     source = next_games()
     interrupted = False
     handlers = _stop_on_signals()
-    with open(out, "a", encoding="utf-8") as f:
+    with open(out, "ab") if records else open(out, "a", encoding="utf-8") as f:
+        if records and f.tell() == 0:
+            f.write(MAGIC)
         try:
             if ray_address:
                 _run_ray(ray_address, backend, settings, source, enough, record, f, workers)
@@ -485,13 +540,13 @@ def _run_local(backend, settings, source, enough, record, f, workers):
             in_flight += 1
         while in_flight:
             try:
-                g, lines, result = results.get(timeout=1.0)
+                g, output, n_pos, result = results.get(timeout=1.0)
             except Exception:                         # queue.Empty: check the workers live
                 if not any(p.is_alive() for p in procs):
                     raise RuntimeError("every datagen worker died")
                 continue
             in_flight -= 1
-            record(f, g, lines, result)
+            record(f, g, output, n_pos, result)
             if not enough():
                 nxt = next(source, None)
                 if nxt is not None:
@@ -501,10 +556,10 @@ def _run_local(backend, settings, source, enough, record, f, workers):
         # games that finished while we were interrupted are written too
         while True:
             try:
-                g, lines, result = results.get(timeout=0.2)
+                g, output, n_pos, result = results.get(timeout=0.2)
             except Exception:
                 break
-            record(f, g, lines, result)
+            record(f, g, output, n_pos, result)
         raise
     finally:
         for p in procs:
@@ -545,8 +600,8 @@ def _run_ray(address, backend, settings, source, enough, record, f, workers):
                 break
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
-            for g, lines, result in ray.get(ready[0]):
-                record(f, g, lines, result)
+            for item in ray.get(ready[0]):
+                record(f, *item)
             if not enough():
                 submit()
     finally:
@@ -559,7 +614,8 @@ def main(args, backend):
     book = read_book(args.book) if args.book else []
     try:
         settings = Settings(nodes=args.nodes, seed=args.seed, book=book, syzygy=args.syzygy,
-                            keep_noisy=args.keep_noisy, eval_file=args.eval_file)
+                            keep_noisy=args.keep_noisy, eval_file=args.eval_file,
+                            fmt=args.format, book_name=args.book)
     except (OSError, ValueError) as exc:
         print(f"error: --eval-file: {exc}", file=sys.stderr)
         return 2
