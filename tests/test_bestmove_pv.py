@@ -38,21 +38,23 @@ def test_a_fail_high_root_move_is_played_when_its_re_search_is_stopped(monkeypat
     (Stockfish's rootMoves[0] after the fail-high sort), not the previous iteration's move,
     and reports it as its last line."""
     from uci_engine.kernels import search as S
+    from uci_engine.kernels import state as SS
     e = Engine(4)
     e.set_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", [])
     old_move, new_move = e.legal_moves()[:2]
     passes = []
 
-    def scripted_negamax(st, mb, tt, h, mv, acc, net, params, row, depth, alpha, beta, cn):
+    def scripted_negamax(st, mb, tt, h, hist, ss, mv, acc, net, net_params, params, row, depth,
+                         alpha, beta, cn):
         passes.append((int(depth), int(alpha), int(beta)))
-        h[S.NODES] += 1
+        h[SS.NODES] += 1
         if depth < 5 or (depth == 5 and len([p for p in passes if p[0] == 5]) == 1):
             move = old_move if depth < 5 else new_move
             score = 0 if depth < 5 else int(beta) + 50          # exact, then a fail high
-            h[S.PV], h[S.PV_LEN], h[S.BEST_MOVE], h[S.BEST_SCORE] = move, 1, move, score
-            h[S.ROOT_DONE] = 1
+            ss[SS.PV], ss[SS.PV_LEN], h[SS.BEST_MOVE], h[SS.BEST_SCORE] = move, 1, move, score
+            h[SS.ROOT_DONE] = 1
             return score
-        h[S.STOP], h[S.ROOT_DONE], h[S.PV_LEN] = 1, 0, 0      # stopped inside the re-search
+        h[SS.STOP], h[SS.ROOT_DONE], ss[SS.PV_LEN] = 1, 0, 0     # stopped inside the re-search
         return 0
 
     monkeypatch.setattr(S, "negamax", scripted_negamax)

@@ -14,7 +14,7 @@ import pytest
 
 from uci_engine import datagen as D
 from uci_engine.dataformat import format_line, parse_line
-from uci_engine.kernels.search import MATE_BOUND
+from uci_engine.kernels.state import MATE_BOUND
 
 DATA = Path(__file__).parent / "data"
 BOOK = D.read_book(DATA / "openings" / "noob_2moves.epd")

@@ -94,7 +94,7 @@ def written(tmp_path_factory):
 
 
 def test_mate_bound_is_the_searchs():
-    from uci_engine.kernels.search import MATE_BOUND
+    from uci_engine.kernels.state import MATE_BOUND
     from uci_engine.kernels import position as P
     assert G.MATE_BOUND == MATE_BOUND
     assert (G.FLAG_NORMAL, G.FLAG_EP, G.FLAG_CASTLE, G.FLAG_PROMO) == \

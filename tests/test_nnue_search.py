@@ -4,7 +4,7 @@ options over UCI (chessprogramming wiki "NNUE").
 
 The kernel-level identities (update = refresh after random move sequences, quantised = float)
 are in tests/test_nnue.py; here the search's own make / null-move / pruning paths are checked:
-with ``heur[NNUE_CHECK]`` set, every NNUE evaluation also rebuilds the accumulator from scratch
+with ``ctl[NNUE_CHECK]`` set, every NNUE evaluation also rebuilds the accumulator from scratch
 and counts a mismatch if the incremental one differs.
 """
 import shutil
@@ -17,7 +17,7 @@ import pytest
 
 from uci_engine.engine import Engine
 from uci_engine.kernels import nnue as N
-from uci_engine.kernels import search as S
+from uci_engine.kernels import state as SS
 from uci_engine.kernels.nnue_consts import ROW_B_FT, ROW_W_OUT
 from uci_engine.nnue_file import DEFAULT_NET, NETS_DIR, USE_NNUE_DEFAULT, load_net, random_net
 from uci_engine.timeman import Limits
@@ -46,9 +46,9 @@ def _checked_search(e, fen, chess960=False, depth=6):
     e.chess960 = chess960
     e.set_position(fen, [])
     e.clear()
-    e.heur[S.NNUE_CHECK] = 1
+    e.ctl[SS.NNUE_CHECK] = 1
     e.search(Limits(depth=depth))
-    return int(e.heur[S.NNUE_EVALS]), int(e.heur[S.NNUE_MISMATCHES])
+    return int(e.ctl[SS.NNUE_EVALS]), int(e.ctl[SS.NNUE_MISMATCHES])
 
 
 @pytest.mark.parametrize("suite,chess960,step", [("perft.epd", False, 3),

@@ -1,82 +1,84 @@
-"""Tests for the transposition table of uci_engine.kernels.search: layout, store/probe, prefetch.
+"""Tests for the transposition table (uci_engine.kernels.tt: layout, store/probe, prefetch) and
+the move picker's move tests (uci_engine.kernels.movepick).
 
 The search itself is tested through the protocol in tests/test_uci.py (mates, draws, bench)."""
 import numpy as np
 import pytest
 from numba import njit
 
+from uci_engine.kernels import movepick as MP
 from uci_engine.kernels import search as S
+from uci_engine.kernels import state as SS
+from uci_engine.kernels import tt as TT
 
 
-def _table(mib):
-    tt, mask = S.new_tt(mib)
-    heur = S.new_heur()
-    heur[S.TT_MASK] = mask
-    return tt, heur
+AGE = 0        # the TT generation of these tests' stores
 
 
 @pytest.mark.parametrize("mib", [1, 3, 16])
 def test_tt_layout(mib):
-    tt, mask = S.new_tt(mib)
-    buckets = mask + 1
-    assert buckets & mask == 0                          # a power of two
+    tt = TT.new_tt(mib)
+    buckets = tt.shape[0]
+    assert buckets & (buckets - 1) == 0                 # a power of two: the mask is buckets - 1
     assert buckets * 64 <= mib << 20 < buckets * 128    # rounded down, not below half
-    assert tt.dtype == np.int64 and tt.shape == (buckets * 8,) and tt.flags.c_contiguous
+    assert tt.dtype == np.int64 and tt.shape == (buckets, 8) and tt.flags.c_contiguous
     assert tt.ctypes.data % 64 == 0                     # one bucket = one cache line
     assert not tt.any()
 
 
 def test_tt_store_probe_same_bucket():
-    tt, heur = _table(1)
-    mask = int(heur[S.TT_MASK])
+    tt = TT.new_tt(1)
+    mask = tt.shape[0] - 1
     # five keys in one bucket of four: the shallowest entry gives way to the fifth
     keys = [np.uint64((i << 40) | 12345) for i in range(1, 6)]
     assert len({int(k) & mask for k in keys}) == 1
     for depth, key in enumerate(keys[:4], start=3):
-        S.tt_store(tt, heur, key, 100 + depth, 10 * depth, 5, depth, S.BOUND_EXACT)
+        TT.tt_store(tt, key, 100 + depth, 10 * depth, 5, depth, SS.BOUND_EXACT, AGE)
     for depth, key in enumerate(keys[:4], start=3):
-        d = S.tt_probe(tt, heur, key)
+        d = TT.tt_probe(tt, key)
         assert d >= 0
-        assert S._tt_move(d) == 100 + depth and S._tt_score(d) == 10 * depth
-        assert S._tt_depth(d) == depth and S._tt_bound(d) == S.BOUND_EXACT
-    S.tt_store(tt, heur, keys[4], 7, -50, 0, 9, S.BOUND_LOWER)
-    assert S.tt_probe(tt, heur, keys[0]) == -1          # depth 3 was replaced
-    d = S.tt_probe(tt, heur, keys[4])
-    assert S._tt_move(d) == 7 and S._tt_score(d) == -50 and S._tt_bound(d) == S.BOUND_LOWER
-    assert S.tt_probe(tt, heur, np.uint64(999)) == -1
+        assert TT.tt_move_of(d) == 100 + depth and TT.tt_score_of(d) == 10 * depth
+        assert TT.tt_depth_of(d) == depth and TT.tt_bound_of(d) == SS.BOUND_EXACT
+    TT.tt_store(tt, keys[4], 7, -50, 0, 9, SS.BOUND_LOWER, AGE)
+    assert TT.tt_probe(tt, keys[0]) == -1          # depth 3 was replaced
+    d = TT.tt_probe(tt, keys[4])
+    assert TT.tt_move_of(d) == 7 and TT.tt_score_of(d) == -50
+    assert TT.tt_bound_of(d) == SS.BOUND_LOWER
+    assert TT.tt_probe(tt, np.uint64(999)) == -1
 
 
 @njit
-def _prefetch_all(tt, heur, keys):
+def _prefetch_all(tt, keys):
     for k in keys:
-        S.tt_prefetch(tt, heur, k)
-    return S.tt_probe(tt, heur, keys[0])
+        TT.tt_prefetch(tt, k)
+    return TT.tt_probe(tt, keys[0])
 
 
 def test_tt_prefetch_changes_nothing():
-    tt, heur = _table(1)
-    S.tt_store(tt, heur, np.uint64(42), 5, 1, 0, 4, S.BOUND_UPPER)
+    tt = TT.new_tt(1)
+    TT.tt_store(tt, np.uint64(42), 5, 1, 0, 4, SS.BOUND_UPPER, AGE)
     before = tt.copy()
-    keys = np.array([42, 0, 2**64 - 1, int(heur[S.TT_MASK])], dtype=np.uint64)
-    d = _prefetch_all(tt, heur, keys)                   # last bucket included
-    assert S._tt_move(d) == 5
+    keys = np.array([42, 0, 2**64 - 1, tt.shape[0] - 1], dtype=np.uint64)
+    d = _prefetch_all(tt, keys)                         # last bucket included
+    assert TT.tt_move_of(d) == 5
     assert np.array_equal(tt, before)
 
 
 def test_tt_torn_entry_matches_no_key():
     """Lockless hashing: a slot whose key word comes from one write and whose data word from
     another (two Lazy SMP threads storing at once) is a miss for both keys."""
-    tt, heur = _table(1)
+    tt = TT.new_tt(1)
     a, b = np.uint64(1 << 40 | 77), np.uint64(2 << 40 | 77)
-    S.tt_store(tt, heur, a, 11, 100, 0, 5, S.BOUND_EXACT)
-    i = int(np.flatnonzero(tt)[0])
-    key_word_a = tt[i]
-    S.tt_store(tt, heur, a, 22, -300, 0, 9, S.BOUND_LOWER)   # same slot, new data
-    data_b = tt[i + 1]
-    tt[i] = key_word_a                                        # torn: old key word, new data
-    assert tt[i + 1] == data_b
-    assert S.tt_probe(tt, heur, a) == -1
-    assert S.tt_probe(tt, heur, b) == -1
+    TT.tt_store(tt, a, 11, 100, 0, 5, SS.BOUND_EXACT, AGE)
+    flat = tt.reshape(-1)                                     # a view
+    i = int(np.flatnonzero(flat)[0])
+    key_word_a = flat[i]
+    TT.tt_store(tt, a, 22, -300, 0, 9, SS.BOUND_LOWER, AGE)   # same slot, new data
+    data_b = flat[i + 1]
+    flat[i] = key_word_a                                      # torn: old key word, new data
+    assert flat[i + 1] == data_b
+    assert TT.tt_probe(tt, a) == -1
+    assert TT.tt_probe(tt, b) == -1
 
 
 def test_tt_move_check_accepts_exactly_the_legal_moves():
@@ -105,15 +107,15 @@ def test_tt_move_check_accepts_exactly_the_legal_moves():
             for to in range(64):
                 for flag in (0, P.FLAG_EP, 4, 5, 6, 7):
                     m = np.int64(frm | (to << 6) | (flag << 12))
-                    if S._tt_move_ok(st, mb, np.int64(0), m):
+                    if MP.tt_move_ok(st, mb, np.int64(0), m):
                         P.make_move(st, mb, 0, m)
-                        if not S._in_check(st, np.int64(1), np.int64(us)):
+                        if not S.in_check_of(st, np.int64(1), np.int64(us)):
                             accepted.add(int(m))
         assert accepted == legal, fen
 
 
 def test_quiet_gives_check_equals_make_and_test():
-    """Late move pruning asks _quiet_gives_check before making a quiet move: it must equal
+    """Late move pruning asks quiet_gives_check before making a quiet move: it must equal
     make_move + the in-check test on every quiet move (castling always True) of the perft
     suites' positions and of positions reached by random quiet moves from them."""
     import os
@@ -138,9 +140,9 @@ def test_quiet_gives_check_equals_make_and_test():
                 us = int(st[row, P.STM])
                 for m in buf[:n]:
                     m = np.int64(m)
-                    fast = S._quiet_gives_check(st, mb, np.int64(row), m)
+                    fast = MP.quiet_gives_check(st, mb, np.int64(row), m)
                     P.make_move(st, mb, row, m)
-                    slow = bool(S._in_check(st, np.int64(row + 1), np.int64(1 - us)))
+                    slow = bool(S.in_check_of(st, np.int64(row + 1), np.int64(1 - us)))
                     if P.move_flag(m) == P.FLAG_CASTLE:
                         assert fast
                     else:

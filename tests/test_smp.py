@@ -6,7 +6,7 @@ import time
 import pytest
 
 from uci_engine.engine import Engine, MAX_THREADS
-from uci_engine.kernels import search as S
+from uci_engine.kernels import state as SS
 from uci_engine.timeman import Limits
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10"
@@ -36,8 +36,8 @@ def test_helpers_search_and_nodes_add_up(engine):
     engine.set_position(KIWIPETE, [])
     best, _ = engine.search(Limits(movetime=400))
     assert engine.parse_move(best) is not None
-    main = int(engine.heur[S.NODES])
-    helper = int(engine.helpers[0].heur[S.NODES])
+    main = int(engine.ctl[SS.NODES])
+    helper = int(engine.helpers[0].ctl[SS.NODES])
     assert helper > 0 and main > 0
     assert engine.last_nodes == main + helper
     assert engine.helpers[0].completed is not None        # finished at least one iteration
@@ -66,7 +66,7 @@ def test_two_threads_find_the_mate(engine, fen, first):
     engine.set_position(fen, [])
     best, _ = engine.search(Limits(movetime=300))
     assert best == first
-    assert engine.last_score >= S.MATE_BOUND
+    assert engine.last_score >= SS.MATE_BOUND
 
 
 def test_vote_prefers_the_move_most_threads_back():
@@ -76,5 +76,5 @@ def test_vote_prefers_the_move_most_threads_back():
     e.helpers[0].completed = (10, 30, [b, 1])
     e.helpers[1].completed = (10, 28, [b, 2])
     assert e._vote(10, 31, [a, 3])[1][0] == b               # two deep votes beat one
-    e.helpers[1].completed = (10, S.MATE - 5, [a, 4])        # a helper proved a mate
-    assert e._vote(10, 31, [b, 3]) == (S.MATE - 5, [a, 4])
+    e.helpers[1].completed = (10, SS.MATE - 5, [a, 4])        # a helper proved a mate
+    assert e._vote(10, 31, [b, 3]) == (SS.MATE - 5, [a, 4])

@@ -5,7 +5,7 @@ import pytest
 
 from uci_engine import strength as K
 from uci_engine.engine import Engine
-from uci_engine.kernels import search as S
+from uci_engine.kernels import state as SS
 from uci_engine.timeman import Limits
 
 
@@ -80,7 +80,7 @@ def test_engine_limits_nodes_and_plays_legal_moves():
     for _ in range(6):
         best, _ = e.search(Limits(depth=20))
         assert e.parse_move(best) is not None
-        assert e.heur[S.NODE_LIMIT] == K.nodes_for(K.ELO_MIN)
+        assert e.ctl[SS.NODE_LIMIT] == K.nodes_for(K.ELO_MIN)
         assert e.last_nodes <= K.nodes_for(K.ELO_MIN) + 64
         e.push(e.parse_move(best))
 

@@ -16,7 +16,7 @@ import pytest
 
 from uci_engine import syzygy
 from uci_engine.engine import TB_WIN, Engine
-from uci_engine.kernels.search import MATE_BOUND
+from uci_engine.kernels.state import MATE_BOUND
 from uci_engine.syzygy import MAX_DTZ, Tablebases, TablebaseError
 from uci_engine.timeman import Limits
 from uci_engine.uci import UCI

@@ -93,18 +93,20 @@ def test_soft_stop_ends_the_search_after_one_root_move():
     import numpy as np
     from uci_engine.engine import Engine
     from uci_engine.kernels import search as S
+    from uci_engine.kernels import state as SS
+    from uci_engine.kernels import static_eval as SE
     e = Engine(1)
     e.set_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNB1KB1R w KQkq - 2 3", [])
-    h = e.heur
-    h[S.ROOT_ROW] = e.root
-    h[S.SOFT_STOP] = 1
-    score = S.negamax(e.st, e.mb, e.tt, h, e.mv, S.HCE_ACC, e.net_packed, e.net_params,
-                      np.int64(e.root), np.int64(6),
-                      np.int64(-S.INF), np.int64(S.INF), S.ZERO)
-    assert h[S.STOP] == 1 and h[S.ROOT_DONE] == 1
-    assert h[S.BEST_MOVE] != 0 and score == h[S.BEST_SCORE]
+    h = e.ctl
+    h[SS.ROOT_ROW] = e.root
+    h[SS.SOFT_STOP] = 1
+    score = S.negamax(e.st, e.mb, e.tt, h, e.hist, e.ss, e.mv, SE.HCE_ACC, e.net_packed,
+                      e.net_params, e.params, np.int64(e.root), np.int64(6),
+                      np.int64(-SS.INF), np.int64(SS.INF), S.ZERO)
+    assert h[SS.STOP] == 1 and h[SS.ROOT_DONE] == 1
+    assert h[SS.BEST_MOVE] != 0 and score == h[SS.BEST_SCORE]
     # one move searched: every node but the root itself was spent on it
-    assert h[S.BEST_NODES] == h[S.NODES] - h[S.ITER_NODES] - 1
+    assert h[SS.BEST_NODES] == h[SS.NODES] - h[SS.ITER_NODES] - 1
 
 
 def test_movetime_is_spent_whole():

@@ -16,20 +16,23 @@ _selected = None
 
 
 def kernels_digest():
-    """Short hex digest (str) of the kernel sources (``uci_engine/kernels/*.py``).
+    """Short hex digest (str) of the kernel sources (``uci_engine/kernels/*.py``, and
+    ``uci_engine/params.py``, whose parameter indices the kernels freeze in).
 
     Numba checks a cached function only against its own source file, while compiled callers
     freeze in their callees and global tables: after an edit of ``movegen.py`` the cached
     ``negamax`` would still run the old move generator. Keying the cache directory on all
     kernel sources makes any edit start from a clean cache (about 1 ms to compute)."""
     import hashlib
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
+    package = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.join(package, "kernels")
     h = hashlib.blake2b(digest_size=6)
-    for name in sorted(os.listdir(here)):
-        if name.endswith(".py"):
-            h.update(name.encode())
-            with open(os.path.join(here, name), "rb") as f:
-                h.update(f.read())
+    paths = [os.path.join(here, name) for name in sorted(os.listdir(here))
+             if name.endswith(".py")] + [os.path.join(package, "params.py")]
+    for path in paths:
+        h.update(os.path.basename(path).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
     return h.hexdigest()
 
 

@@ -23,6 +23,9 @@ def _build_parser():
                         "as fastchess --compliance; a bad one gets 'info string error'. "
                         "bench and warmup: the same options (e.g. 'Use NNUE=false', "
                         "'EvalFile=NET'); a bad one exits 2")
+    p.add_argument("--tune", action="store_true",
+                   help="UCI: list the search parameters (uci_engine/params.py) as spin "
+                        "options a tuner can set")
     sub = p.add_subparsers(dest="command")
     sub.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     b = sub.add_parser("bench", help="fixed-depth search signature for OpenBench")
@@ -106,7 +109,7 @@ def main(argv=None):
         return 0
     if args.command in (None, "uci"):
         from .uci import UCI
-        session = UCI(sliders=args.sliders)
+        session = UCI(sliders=args.sliders, tune=args.tune)
         for item in args.option:
             session.handle(setoption_line(item))
         status = session.run()

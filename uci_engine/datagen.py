@@ -139,9 +139,10 @@ class GamePlayer:
         from .engine import Engine
         from .fen import STARTPOS
         from .kernels import position as P
-        from .kernels import search as S
+        from .kernels import draw
+        from .kernels import state as S
         from .kernels.bitboard import NO_PIECE
-        self.P, self.S, self.NO_PIECE = P, S, NO_PIECE
+        self.P, self.S, self.NO_PIECE, self.draw = P, S, NO_PIECE, draw
         self.startpos = STARTPOS
         self.s = settings
         self.engine = Engine(DATAGEN_HASH_MIB)
@@ -215,7 +216,7 @@ class GamePlayer:
                 if reps >= 2:
                     return 0.5, "threefold repetition"
             i -= 2
-        if self.S.is_draw(st, np.int64(row), np.int64(row)):
+        if self.draw.is_draw(st, np.int64(row), np.int64(row)):
             # neither fifty moves nor threefold (tested above): insufficient material
             return 0.5, "insufficient material"
         return None

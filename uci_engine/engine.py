@@ -1,9 +1,9 @@
-"""Engine facade (plain Python): owns the position history, TT, heuristics and search control.
+"""Engine facade (plain Python): owns the position history, TT, histories and search control.
 
 Import only after :func:`uci_engine.backend.select`. The UCI layer (``uci.py``) parses and
 formats; this class turns a ``position`` into state rows, runs iterative deepening with
 aspiration windows over the recursive ``negamax`` kernel (:mod:`uci_engine.kernels.search`, which
-searches the root itself, restricted to ``heur[ROOT_MOVES]`` for searchmoves and MultiPV) and
+searches the root itself, restricted to ``ctl[ROOT_MOVES]`` for searchmoves and MultiPV) and
 reports iterations through a callback.
 """
 import dataclasses
@@ -16,6 +16,9 @@ import numpy as np
 from .fen import PIECE_CHARS, STARTPOS, format_fen, parse_fen, square_name
 from .kernels import position as P
 from .kernels import search as S
+from .kernels import state as SS
+from .kernels import static_eval as SE
+from .kernels import tt as TT
 from .kernels.bitboard import NO_PIECE
 from .kernels.movegen import generate_legal
 from .kernels import nnue as N
@@ -24,6 +27,7 @@ from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net, random
 from .kernels.perft import perft
 from .timeman import TM_MIN_DEPTH, budget, scale_soft
 from . import strength
+from . import params as SP
 
 HISTORY_ROWS = 1024           # game plies kept below the search rows
 MAX_THREADS = 256             # the Threads option's upper bound (Stockfish allows 1024)
@@ -35,13 +39,11 @@ VOTE_SCORE_OFFSET = 14
 #: Aspiration windows (chessprogramming wiki "Aspiration Windows"): from this depth on, an
 #: iteration starts with the window prev_score +- ASPIRATION_DELTA (centipawns); each fail
 #: widens delta by half (Ethereal's growth) plus ASPIRATION_GROWTH_CP, and a fail low also
-#: pulls beta to the window's middle, as Stockfish does. Values hand-set, not tuned.
-ASPIRATION_MIN_DEPTH = 4
-ASPIRATION_DELTA = 20
-ASPIRATION_GROWTH_CP = 5
+#: pulls beta to the window's middle, as Stockfish does. The three values are search parameters
+#: (ASPIRATION_MIN_DEPTH, ASPIRATION_DELTA, ASPIRATION_GROWTH_CP in uci_engine/params.py).
 #: Score (centipawns) of a tablebase win at the root: just below the mate range, as Stockfish's
 #: VALUE_TB = VALUE_MATE_IN_MAX_PLY - 1 (see uci_engine/syzygy.py); a TB loss is its negative.
-TB_WIN = S.MATE_BOUND - 1
+TB_WIN = SS.MATE_BOUND - 1
 
 
 def _legal(st, row):
@@ -50,19 +52,20 @@ def _legal(st, row):
     return [int(m) for m in buf[:generate_legal(st, row, buf)]]
 
 
-def _new_search(h, age, node_limit, soft_nodes):
-    """Reset a thread's control block ``h`` for a new search: stop flag, counters, root best
-    move and killers cleared; TT generation ``age``; node limits (0 = none)."""
-    h[S.STOP] = 0
-    h[S.NODES] = 0
-    h[S.SELDEPTH] = 0
-    h[S.BEST_MOVE] = 0
-    h[S.AGE] = age
-    h[S.KILLERS:S.KILLERS + 2 * S.MAX_PLY] = 0
-    h[S.EXCLUDED:S.EXCLUDED + S.MAX_PLY + 4] = 0
-    h[S.NODE_LIMIT] = node_limit
-    h[S.SOFT_NODES] = soft_nodes
-    h[S.SOFT_STOP] = 0
+def _new_search(ctl, ss, age, node_limit, soft_nodes):
+    """Reset a thread's control block ``ctl`` and search stack ``ss`` for a new search: stop
+    flag, counters, root best move and killers cleared; TT generation ``age``; node limits
+    (0 = none)."""
+    ctl[SS.STOP] = 0
+    ctl[SS.NODES] = 0
+    ctl[SS.SELDEPTH] = 0
+    ctl[SS.BEST_MOVE] = 0
+    ctl[SS.AGE] = age
+    ss[SS.KILLERS:SS.KILLERS + 2 * SS.MAX_PLY] = 0
+    ss[SS.EXCLUDED:SS.EXCLUDED + SS.MAX_PLY + 4] = 0
+    ctl[SS.NODE_LIMIT] = node_limit
+    ctl[SS.SOFT_NODES] = soft_nodes
+    ctl[SS.SOFT_STOP] = 0
 
 
 class StopTimer:
@@ -106,16 +109,18 @@ class StopTimer:
 
 class SearchThread:
     """The private search state of one Lazy SMP thread: position rows (``st``, ``mb``, a copy of
-    the game history), the heuristics/control block ``heur``, move buffers ``mv``, and the last
-    completed iteration ``(depth, score, pv)``, and its NNUE accumulator stack ``acc``
-    (int16[ACC_ROWS, 2, hidden]). All threads share the engine's TT and net."""
+    the game history), the control block ``ctl``, histories ``hist``, search stack ``ss`` and
+    move buffers ``mv`` (:mod:`uci_engine.kernels.state`), the last completed iteration
+    ``(depth, score, pv)``, and its NNUE accumulator stack ``acc`` (int16[ACC_ROWS, 2,
+    hidden]). All threads share the engine's TT and net."""
 
-    def __init__(self, rows, tt_mask, hidden):
+    def __init__(self, rows, hidden):
         self.acc = N.new_accumulators(hidden)
         self.st, self.mb = P.new_stack(rows)
-        self.heur = S.new_heur()
-        self.heur[S.TT_MASK] = tt_mask
-        self.mv = S.new_move_buffers()
+        self.ctl = SS.new_control()
+        self.hist = SS.new_histories()
+        self.ss = SS.new_stack()
+        self.mv = SS.new_move_buffers()
         self.root = 0
         self.completed = None
         self.thread = None
@@ -132,12 +137,15 @@ class Engine:
     untouched."""
 
     def __init__(self, hash_mib=16):
-        self.st, self.mb = P.new_stack(HISTORY_ROWS + S.MAX_PLY + 16)
+        self.st, self.mb = P.new_stack(HISTORY_ROWS + SS.MAX_PLY + 16)
         self.root = 0
         self.chess960 = False
-        self.heur = S.new_heur()
-        self.mv = S.new_move_buffers()
+        self.ctl = SS.new_control()
+        self.hist = SS.new_histories()
+        self.ss = SS.new_stack()
+        self.mv = SS.new_move_buffers()
         self.helpers = []
+        self.params = SP.pack()               # search parameters (shared by every thread)
         self.limit_strength = False           # UCI_LimitStrength
         self.uci_elo = strength.ELO_DEFAULT   # UCI_Elo
         self.skill_rng = random.Random()
@@ -173,10 +181,9 @@ class Engine:
         n = int(n)
         if not 1 <= n <= MAX_THREADS:
             raise ValueError(f"threads must be 1..{MAX_THREADS}, not {n}")
-        mask = int(self.heur[S.TT_MASK])
         self.helpers = self.helpers[:n - 1]
         while len(self.helpers) < n - 1:
-            self.helpers.append(SearchThread(self.st.shape[0], mask, self.net.hidden))
+            self.helpers.append(SearchThread(self.st.shape[0], self.net.hidden))
 
     # --- options ---------------------------------------------------------------------------
     def set_net(self, net):
@@ -204,17 +211,15 @@ class Engine:
     def set_hash(self, mib):
         """Resize (and clear) the TT to ``mib`` MiB (kept in ``hash_mib``)."""
         self.hash_mib = mib
-        self.tt, mask = S.new_tt(mib)
-        self.heur[S.TT_MASK] = mask
-        for w in self.helpers:
-            w.heur[S.TT_MASK] = mask
+        self.tt = TT.new_tt(mib)
 
     def clear(self):
         """Forget TT contents and move-ordering history (``ucinewgame``, ``Clear Hash``)."""
         self.tt[:] = 0
-        for h in [self.heur] + [w.heur for w in self.helpers]:
-            h[:] = 0
-            h[S.TT_MASK] = self.tt.shape[0] // 8 - 1
+        for w in [self] + self.helpers:
+            w.ctl[:] = 0
+            w.hist[:] = 0
+            w.ss[:] = 0
 
     # --- position --------------------------------------------------------------------------
     def set_position(self, fen, moves):
@@ -229,7 +234,7 @@ class Engine:
         last = self._game
         if last is not None and last[0] == key and len(moves) >= len(last[1]) \
                 and moves[:len(last[1])] == last[1] \
-                and self.root + len(moves) - len(last[1]) < self.st.shape[0] - S.MAX_PLY - 8:
+                and self.root + len(moves) - len(last[1]) < self.st.shape[0] - SS.MAX_PLY - 8:
             # the rows above the root are search scratch: play the new moves there and move
             # the root only when every one of them is legal
             row = self.root
@@ -242,14 +247,14 @@ class Engine:
             self.root = row
             self._game = (key, list(moves))
             return
-        st, mb = P.new_stack(min(len(moves), HISTORY_ROWS - 1) + S.MAX_PLY + 16)
+        st, mb = P.new_stack(min(len(moves), HISTORY_ROWS - 1) + SS.MAX_PLY + 16)
         parse_fen(fen, st, mb, 0, chess960=self.chess960)
         row = 0
         for i, text in enumerate(moves):
             m = self._parse_move(st, row, text)
             if m is None:
                 raise ValueError(f"illegal move {text!r} at index {i} in position command")
-            if row + 1 >= st.shape[0] - S.MAX_PLY - 8:
+            if row + 1 >= st.shape[0] - SS.MAX_PLY - 8:
                 keep = 128                      # enough rows for any repetition window
                 st[:keep] = st[row - keep + 1:row + 1]
                 mb[:keep] = mb[row - keep + 1:row + 1]
@@ -265,7 +270,7 @@ class Engine:
     def push(self, m):
         """Play move ``m`` (int, legal in the current position) on top of the current position,
         keeping the game history for repetition detection (self-play without re-parsing)."""
-        if self.root + 1 >= self.st.shape[0] - S.MAX_PLY - 8:
+        if self.root + 1 >= self.st.shape[0] - SS.MAX_PLY - 8:
             keep = 128                          # enough rows for any repetition window
             self.st[:keep] = self.st[self.root - keep + 1:self.root + 1]
             self.mb[:keep] = self.mb[self.root - keep + 1:self.root + 1]
@@ -359,7 +364,7 @@ class Engine:
         """Static evaluation (int, centipawns, side to move's view) of the current position by
         the evaluation in use (NNUE or hand-crafted)."""
         acc = self._root_acc(self.st, self.root, self.acc)
-        return int(S.static_eval(self.st, np.int64(self.root), self.heur, acc, np.int64(0),
+        return int(SE.static_eval(self.st, np.int64(self.root), self.ctl, acc, np.int64(0),
                                  self.net_packed, self.net_params))
 
     def _root_acc(self, st, root, acc):
@@ -367,24 +372,24 @@ class Engine:
         accumulator stack ``acc`` with its row 0 refreshed for the root while the NNUE is in
         use, else :data:`search.HCE_ACC` (the hand-crafted search, no NNUE code)."""
         if not self.use_nnue:
-            return S.HCE_ACC
+            return SE.HCE_ACC
         pk = self.net_packed
         N.nnue_refresh(st, np.int64(root), pk, pk[ROW_B_FT], acc, np.int64(0))
         return acc
 
     def hashfull(self):
-        return int(S.hashfull(self.tt, self.heur))
+        return int(TT.hashfull(self.tt, self.ctl[SS.AGE]))
 
-    def _pv(self, h=None):
-        h = self.heur if h is None else h
-        n = int(h[S.PV_LEN])
-        return [int(m) for m in h[S.PV:S.PV + n]]
+    def _pv(self, ss=None):
+        ss = self.ss if ss is None else ss
+        n = int(ss[SS.PV_LEN])
+        return [int(m) for m in ss[SS.PV:SS.PV + n]]
 
     def _ponder_from_tt(self, best):
         """A ponder move for ``best`` from the TT when the PV has only one move."""
         row = self.root
         P.make_move(self.st, self.mb, row, np.int64(best))
-        d = int(S.tt_probe(self.tt, self.heur, self.st[row + 1, P.KEY]))
+        d = int(TT.tt_probe(self.tt, self.st[row + 1, P.KEY]))
         if d >= 0:
             m = d & 0xFFFF
             if m in self.legal_moves(row + 1):
@@ -433,13 +438,14 @@ class Engine:
         self._tb_scores = None
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
-        h = self.heur
-        _new_search(h, (h[S.AGE] + 1) & 0x1F, limits.nodes or 0, limits.soft_nodes or 0)
+        h = self.ctl
+        _new_search(h, self.ss, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0,
+                    limits.soft_nodes or 0)
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._scaled_soft_ms = self.soft_ms
         self._tm_best, self._tm_stability, self._tm_score = None, 0, None
-        max_depth = min(limits.depth or (S.MAX_PLY - 8), S.MAX_PLY - 8)
+        max_depth = min(limits.depth or (SS.MAX_PLY - 8), SS.MAX_PLY - 8)
         self._arm_timer(self.hard_ms)
         self._start_helpers(allowed if len(allowed) != len(legal) else [], max_depth)
         multipv = max(1, min(multipv, len(allowed)))
@@ -455,11 +461,11 @@ class Engine:
                 for k in range(multipv):
                     root_moves = [m for m in allowed if m not in found]
                     filtered = len(root_moves) != len(legal)
-                    h[S.ROOT_N] = len(root_moves) if filtered else 0
+                    h[SS.ROOT_N] = len(root_moves) if filtered else 0
                     if filtered:
-                        h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
+                        h[SS.ROOT_MOVES:SS.ROOT_MOVES + len(root_moves)] = root_moves
                     prev = best_pvs[k]
-                    h[S.BEST_MOVE] = prev[0] if prev[0] in root_moves else 0
+                    h[SS.BEST_MOVE] = prev[0] if prev[0] in root_moves else 0
                     score, pv, complete = self._aspiration(depth, best_scores[k], t0, clock,
                                                            k + 1, on_info)
                     if not pv:
@@ -470,7 +476,7 @@ class Engine:
                     done_scores.append(score)
                     if not complete:
                         break
-                if len(done_pvs) == multipv or h[S.STOP]:
+                if len(done_pvs) == multipv or h[SS.STOP]:
                     for k in range(len(done_pvs)):
                         best_pvs[k] = done_pvs[k]
                         best_scores[k] = done_scores[k]
@@ -480,7 +486,7 @@ class Engine:
                     order = sorted(range(multipv), key=lambda k: -best_scores[k])
                     best_pvs = [best_pvs[k] for k in order]
                     best_scores = [best_scores[k] for k in order]
-                if h[S.STOP]:
+                if h[SS.STOP]:
                     break
                 done_depth = depth
                 if None not in best_scores:         # (here every line finished)
@@ -495,12 +501,12 @@ class Engine:
             if best_scores[0] is None:
                 # Stopped before depth 1 finished: a depth-1 search takes well under a
                 # millisecond, so finish it rather than answer with an unsearched move.
-                h[S.STOP] = 0
-                h[S.NODE_LIMIT] = 0
-                h[S.SOFT_NODES] = 0
-                h[S.ROOT_N] = len(allowed) if len(allowed) != len(legal) else 0
-                if h[S.ROOT_N]:
-                    h[S.ROOT_MOVES:S.ROOT_MOVES + len(allowed)] = allowed
+                h[SS.STOP] = 0
+                h[SS.NODE_LIMIT] = 0
+                h[SS.SOFT_NODES] = 0
+                h[SS.ROOT_N] = len(allowed) if len(allowed) != len(legal) else 0
+                if h[SS.ROOT_N]:
+                    h[SS.ROOT_MOVES:SS.ROOT_MOVES + len(allowed)] = allowed
                 score, pv, _ = self._aspiration(1, None, t0, clock, 1, None)
                 if pv:
                     best_pvs[0], best_scores[0] = pv, score
@@ -526,7 +532,7 @@ class Engine:
         self.last_move = best
         self.last_score = best_scores[0]
         if (self._tb_scores and self.last_score is not None
-                and abs(self.last_score) < S.MATE_BOUND):
+                and abs(self.last_score) < SS.MATE_BOUND):
             self.last_score = self._tb_scores[best]
         self.last_nodes = self._nodes()
         return self.move_to_uci(best), (self.move_to_uci(ponder) if ponder else None)
@@ -534,7 +540,7 @@ class Engine:
     # --- Lazy SMP ---------------------------------------------------------------------------
     def _nodes(self):
         """Nodes (int) searched by all threads in the current search."""
-        return int(self.heur[S.NODES]) + sum(int(w.heur[S.NODES]) for w in self.helpers)
+        return int(self.ctl[SS.NODES]) + sum(int(w.ctl[SS.NODES]) for w in self.helpers)
 
     def _start_helpers(self, root_moves, max_depth):
         """Start every helper on the current root (``root_moves``: the allowed root moves, or
@@ -545,10 +551,10 @@ class Engine:
             w.mb[:n] = self.mb[:n]
             w.root = self.root
             w.completed = None
-            h = w.heur
-            _new_search(h, self.heur[S.AGE], 0, 0)   # the main thread alone counts nodes
-            h[S.ROOT_N] = len(root_moves)
-            h[S.ROOT_MOVES:S.ROOT_MOVES + len(root_moves)] = root_moves
+            h = w.ctl
+            _new_search(h, w.ss, self.ctl[SS.AGE], 0, 0)   # the main thread alone counts nodes
+            h[SS.ROOT_N] = len(root_moves)
+            h[SS.ROOT_MOVES:SS.ROOT_MOVES + len(root_moves)] = root_moves
             w.thread = threading.Thread(target=self._helper_loop, args=(w, k, max_depth),
                                         daemon=True, name=f"lazy-smp-{k}")
             w.thread.start()
@@ -558,8 +564,8 @@ class Engine:
         staggered first depth, until the main thread stops it."""
         prev = None
         depth = 1 + k % HELPER_DEPTH_STAGGER
-        while depth <= max_depth and not w.heur[S.STOP]:
-            w.heur[S.BEST_MOVE] = w.completed[2][0] if w.completed else 0
+        while depth <= max_depth and not w.ctl[SS.STOP]:
+            w.ctl[SS.BEST_MOVE] = w.completed[2][0] if w.completed else 0
             score, pv, complete = self._aspiration(depth, prev, 0.0, None, 1, None, w)
             if not complete:
                 break
@@ -569,7 +575,7 @@ class Engine:
 
     def _stop_helpers(self):
         for w in self.helpers:
-            w.heur[S.STOP] = 1
+            w.ctl[SS.STOP] = 1
         for w in self.helpers:
             if w.thread is not None:
                 w.thread.join()
@@ -586,10 +592,10 @@ class Engine:
             votes[p[0]] = votes.get(p[0], 0) + (sc - low + VOTE_SCORE_OFFSET) * d
         best = results[0]
         for r in results[1:]:
-            if abs(best[1]) >= S.MATE_BOUND:
+            if abs(best[1]) >= SS.MATE_BOUND:
                 if r[1] > best[1]:
                     best = r                            # a shorter mate, or no longer mated
-            elif r[1] >= S.MATE_BOUND:
+            elif r[1] >= SS.MATE_BOUND:
                 best = r                                # a mate the main thread has not seen
             elif votes[r[2][0]] > votes[best[2][0]] or (
                     votes[r[2][0]] == votes[best[2][0]] and r[0] > best[0]):
@@ -646,60 +652,61 @@ class Engine:
         move that beat the window is played, as Stockfish plays its fail-high root move
         (sorted first after each pass). Otherwise ``pv`` is empty and the caller keeps the
         previous iteration's line."""
-        st, mb, h, mv, root, acc = (
-            (self.st, self.mb, self.heur, self.mv, self.root, self.acc) if w is None
-            else (w.st, w.mb, w.heur, w.mv, w.root, w.acc))
+        st, mb, h, hist, ss, mv, root, acc = (
+            (self.st, self.mb, self.ctl, self.hist, self.ss, self.mv, self.root, self.acc)
+            if w is None else (w.st, w.mb, w.ctl, w.hist, w.ss, w.mv, w.root, w.acc))
         acc = self._root_acc(st, root, acc)
-        if (depth >= ASPIRATION_MIN_DEPTH and prev_score is not None
-                and abs(prev_score) < S.MATE_BOUND):
-            delta = ASPIRATION_DELTA
-            alpha, beta = max(prev_score - delta, -S.INF), min(prev_score + delta, S.INF)
+        tune = self.params
+        if (depth >= tune[SP.ASPIRATION_MIN_DEPTH] and prev_score is not None
+                and abs(prev_score) < SS.MATE_BOUND):
+            delta = int(tune[SP.ASPIRATION_DELTA])
+            alpha, beta = max(prev_score - delta, -SS.INF), min(prev_score + delta, SS.INF)
         else:
-            delta = S.INF
-            alpha, beta = -S.INF, S.INF
+            delta = SS.INF
+            alpha, beta = -SS.INF, SS.INF
         fail_high = None                    # (score, pv) of the last pass when it failed high
         while True:
-            h[S.ROOT_ROW] = root
-            h[S.ROOT_DONE] = 0
-            score = int(S.negamax(st, mb, self.tt, h, mv, acc, self.net_packed, self.net_params,
-                                  np.int64(root), np.int64(depth),
+            h[SS.ROOT_ROW] = root
+            h[SS.ROOT_DONE] = 0
+            score = int(S.negamax(st, mb, self.tt, h, hist, ss, mv, acc, self.net_packed,
+                                  self.net_params, self.params, np.int64(root), np.int64(depth),
                                   np.int64(alpha), np.int64(beta), S.ZERO))
-            pv = self._pv(h)
-            if h[S.STOP]:
+            pv = self._pv(ss)
+            if h[SS.STOP]:
                 # keep what a finished root move proved, else the caller keeps the last PV
-                if pv and h[S.ROOT_DONE] > 0:
-                    return int(h[S.BEST_SCORE]), pv, False
+                if pv and h[SS.ROOT_DONE] > 0:
+                    return int(h[SS.BEST_SCORE]), pv, False
                 if fail_high is not None:
                     return fail_high[0], fail_high[1], False
                 return score, [], False
             fail_high = None
             if score <= alpha:
                 if on_info and clock() - t0 > 1.0:
-                    on_info(self._info(depth, multipv, score, pv or [int(h[S.BEST_MOVE])]
-                                       if h[S.BEST_MOVE] else pv, "upperbound", t0, clock))
+                    on_info(self._info(depth, multipv, score, pv or [int(h[SS.BEST_MOVE])]
+                                       if h[SS.BEST_MOVE] else pv, "upperbound", t0, clock))
                 beta = (alpha + beta) // 2
-                alpha = max(score - delta, -S.INF)
+                alpha = max(score - delta, -SS.INF)
             elif score >= beta:
                 if on_info and clock() - t0 > 1.0 and pv:
                     on_info(self._info(depth, multipv, score, pv, "lowerbound", t0, clock))
                 if pv:
                     fail_high = (score, pv)
-                beta = min(score + delta, S.INF)
+                beta = min(score + delta, SS.INF)
             else:
                 return score, pv, True
-            delta += delta // 2 + ASPIRATION_GROWTH_CP
+            delta += delta // 2 + int(tune[SP.ASPIRATION_GROWTH_CP])
 
     def _info(self, depth, multipv, score, pv, bound, t0, clock):
         elapsed = max(clock() - t0, 1e-6)
         nodes = self._nodes()
         mate = None
-        if (self._tb_scores and score is not None and abs(score) < S.MATE_BOUND and pv
+        if (self._tb_scores and score is not None and abs(score) < SS.MATE_BOUND and pv
                 and pv[0] in self._tb_scores):
             score = self._tb_scores[pv[0]]
-        if score is not None and abs(score) >= S.MATE_BOUND:
-            plies = S.MATE - abs(score)
+        if score is not None and abs(score) >= SS.MATE_BOUND:
+            plies = SS.MATE - abs(score)
             mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
-        return {"depth": depth, "seldepth": max(int(self.heur[S.SELDEPTH]), depth),
+        return {"depth": depth, "seldepth": max(int(self.ctl[SS.SELDEPTH]), depth),
                 "multipv": multipv, "score": score, "mate": mate, "bound": bound,
                 "nodes": nodes, "nps": int(nodes / elapsed), "hashfull": self.hashfull(),
                 "tbhits": self.tb_hits, "time": int(elapsed * 1000), "pv": self._pv_uci(pv)}
@@ -707,7 +714,7 @@ class Engine:
     def _pv_uci(self, pv):
         out = []
         row = 0
-        n = min(len(pv), S.MAX_PLY)
+        n = min(len(pv), SS.MAX_PLY)
         st = np.empty((n + 2, P.STATE_LEN), dtype=np.uint64)
         mb = np.empty((n + 2, 64), dtype=np.int8)
         st[0] = self.st[self.root]
@@ -724,11 +731,11 @@ class Engine:
         """After iteration ``depth`` (score in centipawns, ``best`` move): True when the search
         should end. Updates the scaled soft limit (:func:`uci_engine.timeman.scale_soft`) and
         re-arms its timer, which stops the next iteration after a root move."""
-        if limits.mate and score is not None and score >= S.MATE - 2 * limits.mate:
+        if limits.mate and score is not None and score >= SS.MATE - 2 * limits.mate:
             return True
         if limits.depth and depth >= limits.depth:
             return True
-        if limits.soft_nodes and self.heur[S.NODES] >= limits.soft_nodes:
+        if limits.soft_nodes and self.ctl[SS.NODES] >= limits.soft_nodes:
             return True
         if self.soft_ms is not None:
             self._tm_stability = self._tm_stability + 1 if best == self._tm_best else 0
@@ -737,29 +744,30 @@ class Engine:
             self._tm_best, self._tm_score = best, score
             # a clock's budget only: ``movetime`` is spent whole, as in Stockfish
             if depth >= TM_MIN_DEPTH and multipv == 1 and limits.movetime is None:
-                h = self.heur
-                share = int(h[S.BEST_NODES]) / max(1, int(h[S.NODES] - h[S.ITER_NODES]))
+                h = self.ctl
+                share = int(h[SS.BEST_NODES]) / max(1, int(h[SS.NODES] - h[SS.ITER_NODES]))
                 self._scaled_soft_ms = scale_soft(self.soft_ms, self.hard_ms,
-                                                  self._tm_stability, drop, min(1.0, share))
+                                                  self._tm_stability, drop, min(1.0, share),
+                                                  **SP.time_factors(self.params))
             elapsed_ms = (self._clock() - self._tstart) * 1000
             if elapsed_ms >= self._scaled_soft_ms:
                 return True
             self._arm_soft_timer(self._scaled_soft_ms - elapsed_ms)
-        if self.soft_ms is not None and score is not None and abs(score) >= S.MATE_BOUND \
-                and depth >= 2 * (S.MATE - abs(score)) + 4:
+        if self.soft_ms is not None and score is not None and abs(score) >= SS.MATE_BOUND \
+                and depth >= 2 * (SS.MATE - abs(score)) + 4:
             return True
         return False
 
     # --- stop control ----------------------------------------------------------------------
     def request_stop(self):
         """Ask a running search to stop as soon as possible (thread-safe)."""
-        self.heur[S.STOP] = 1
+        self.ctl[SS.STOP] = 1
         for w in self.helpers:
-            w.heur[S.STOP] = 1
+            w.ctl[SS.STOP] = 1
 
     def _soft_stop(self):
         """The soft deadline passed: the main thread stops after its current root move."""
-        self.heur[S.SOFT_STOP] = 1
+        self.ctl[SS.SOFT_STOP] = 1
 
     def _arm_timer(self, hard_ms):
         if hard_ms is not None:

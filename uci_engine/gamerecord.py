@@ -95,7 +95,7 @@ PLY_DTYPE = np.dtype([("move", "<u2"), ("score", "<i2")])
 HEADER_BYTES, PLY_BYTES, TERMINATOR_BYTES = HEADER_DTYPE.itemsize, PLY_DTYPE.itemsize, 4
 #: score of a ply that was not searched (the random opening plies)
 SCORE_NONE = -32768
-#: |score| at or beyond which a score is a mate score: uci_engine.kernels.search.MATE_BOUND
+#: |score| at or beyond which a score is a mate score: uci_engine.kernels.state.MATE_BOUND
 #: (MATE 32000 - 2 * MAX_PLY 128), repeated here so that readers need not load the kernels
 #: (tests/test_gamerecord.py checks that the two agree)
 MATE_BOUND = 31744

@@ -101,14 +101,17 @@ SOFT_SCALE = 1.5
 TM_MIN_DEPTH = 4
 
 
-def scale_soft(soft_ms, hard_ms, stability, score_drop, best_share):
+def scale_soft(soft_ms, hard_ms, stability, score_drop, best_share, soft_scale=SOFT_SCALE,
+               score_drop_cp=SCORE_DROP_CP, node_factor_slope=NODE_FACTOR_SLOPE,
+               node_factor_base=NODE_FACTOR_BASE):
     """The soft limit (milliseconds, float) after an iteration: ``soft_ms`` scaled by best-move
     stability (``stability``: iterations the best move has held), the score drop since the
     previous iteration (``score_drop``, centipawns, positive when the score fell) and the share
     of the root search's nodes spent on the best move (``best_share``, 0..1), then capped at
     ``hard_ms``. The three factors are Ethereal's and Stockfish's (chessprogramming wiki "Time
-    Management"); their constants, and :data:`SOFT_SCALE` over all three, are named above."""
-    f = SOFT_SCALE * STABILITY_FACTORS[min(stability, len(STABILITY_FACTORS) - 1)]
-    f *= min(SCORE_FACTOR_MAX, max(SCORE_FACTOR_MIN, 1.0 + score_drop / SCORE_DROP_CP))
-    f *= max(NODE_FACTOR_MIN, NODE_FACTOR_SLOPE * (1.0 - best_share) + NODE_FACTOR_BASE)
+    Management"); their constants, and :data:`SOFT_SCALE` over all three, are named above.
+    The keyword arguments override four of them (search parameters: uci_engine/params.py)."""
+    f = soft_scale * STABILITY_FACTORS[min(stability, len(STABILITY_FACTORS) - 1)]
+    f *= min(SCORE_FACTOR_MAX, max(SCORE_FACTOR_MIN, 1.0 + score_drop / score_drop_cp))
+    f *= max(NODE_FACTOR_MIN, node_factor_slope * (1.0 - best_share) + node_factor_base)
     return min(soft_ms * f, hard_ms)

@@ -19,6 +19,7 @@ from .options import EMPTY, Option, OptionError, Options
 from .syzygy import MAX_PIECES, Tablebases
 from .startup import READY_PATIENCE_S, KernelLoading
 from .timeman import Limits
+from . import params
 from . import strength
 from .wdl import wdl
 
@@ -37,9 +38,10 @@ def _set_hash(eng, mib):
 
 class UCI(KernelLoading):
     """One UCI session. ``out`` is a text stream; ``sliders`` an optional backend request
-    (``--sliders``). Kernels load in a background thread started at construction."""
+    (``--sliders``); ``tune`` True adds the search parameters as options (``--tune``).
+    Kernels load in a background thread started at construction."""
 
-    def __init__(self, out=None, sliders=None):
+    def __init__(self, out=None, sliders=None, tune=False):
         self.out = out or sys.stdout
         self.lock = threading.Lock()
         self.ready = threading.Event()
@@ -70,7 +72,7 @@ class UCI(KernelLoading):
         self.tablebases = Tablebases()
         self.book = Book()
         self.net = None                    # the EvalFile net once one is set (else the default)
-        self.options = Options(self._option_rows())
+        self.options = Options(self._option_rows() + (params.uci_options() if tune else []))
         for name in ("SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit"):
             opt = self.options[name]
             opt.on_set(opt.value)

@@ -56,7 +56,7 @@ def _leaf_jobs():
 
     A kernel loaded from the cache reaches ``negamax`` as machine code, which LLVM cannot
     inline; one compiled in the same process comes with its IR and can be. That matters for
-    the move scorer ``_score_moves`` only, so it is left to the engine process: loaded from
+    the move scorer ``movepick.score_moves`` only, so it is left to the engine process: loaded from
     the helper's cache it made the whole search about 10 % slower (1.59-1.65 M against
     1.76-1.85 M nps, 12 bench positions at 400k nodes, alternated runs); all the other
     leaves loaded from the cache together measured at the in-process speed.
@@ -67,32 +67,38 @@ def _leaf_jobs():
     from .kernels import evaluate as E
     from .kernels import nnue as N
     from .kernels import position as P
+    from .kernels import draw as D
     from .kernels import search as S
+    from .kernels import see as SEE
+    from .kernels import state as SS
+    from .kernels import static_eval as SE
+    from .kernels import tt as TT
     from .kernels.nnue_consts import PACKED_ROWS, PARAMS_LEN, ROW_B_FT
     from .nnue_file import USE_NNUE_DEFAULT
     st, mb = P.new_stack(8)
-    mv = S.new_move_buffers()
-    heur = S.new_heur()
-    tt, _ = S.new_tt(1)
+    mv = SS.new_move_buffers()
+    ctl = SS.new_control()
+    ss = SS.new_stack()
+    tt = TT.new_tt(1)
     i = np.int64(0)
     key = st[0, P.KEY]                                   # uint64
     if USE_NNUE_DEFAULT:
         acc = N.new_accumulators(8, 2)
         net = np.zeros((PACKED_ROWS, 8), dtype=np.int16)
         params = np.zeros(PARAMS_LEN, dtype=np.int64)
-        evaluation = [(S.nnue_static_eval, (st, i, heur, acc, i, net, params)),
-                      (S.nnue_push_move, (st, mb, i, i, acc, i, net)),
+        evaluation = [(SE.nnue_static_eval, (st, i, ctl, acc, i, net, params)),
+                      (SE.nnue_push_move, (st, mb, i, i, acc, i, net)),
                       (N.nnue_refresh, (st, i, net, net[ROW_B_FT], acc, i))]
     else:
         evaluation = [(E.evaluate, (st, i))]
     return [
-        (S._in_check, (st, i, i)),
+        (S.in_check_of, (st, i, i)),
         *evaluation,
-        (S.is_draw, (st, i, i)),
-        (S.tt_probe, (tt, heur, key)),
-        (S.see, (st, mb, heur, i, i)),
-        (S.tt_store, (tt, heur, key, i, i, i, i, i)),
-        (S.hashfull, (tt, heur)),
+        (D.is_draw, (st, i, i)),
+        (TT.tt_probe, (tt, key)),
+        (SEE.see, (st, mb, ss, i, i)),
+        (TT.tt_store, (tt, key, i, i, i, i, i, i)),
+        (TT.hashfull, (tt, i)),
     ]
 
 
