@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 EMPTY = "<empty>"     # default of a string option with no value (Stockfish's spelling)
+MAX_THREADS = 256     # the Threads option's upper bound (Stockfish allows 1024)
+MAX_HASH = 4096       # the Hash option's upper bound, MiB
 KINDS = ("spin", "check", "string", "button")
 
 

@@ -100,7 +100,7 @@ HISTORY_BONUS_MAX = _param("HISTORY_BONUS_MAX", 1600, 200, 4000, 100, "history b
 CORR_WEIGHT_MAX = _param("CORR_WEIGHT_MAX", 16, 1, 128, 1,
                          "correction history: weight min(depth + 1, max) / 256")
 CORR_MAX = _param("CORR_MAX", 64, 8, 256, 4, "correction history bound, centipawns")
-# --- iterative deepening (engine.py)
+# --- iterative deepening (uci_engine/engine/driver.py)
 ASPIRATION_MIN_DEPTH = _param("ASPIRATION_MIN_DEPTH", 4, 1, 10, 1, "aspiration: from depth")
 ASPIRATION_DELTA = _param("ASPIRATION_DELTA", 20, 5, 100, 2, "aspiration: first half-window")
 ASPIRATION_GROWTH_CP = _param("ASPIRATION_GROWTH_CP", 5, 0, 50, 1,

@@ -15,7 +15,7 @@ import chess
 from . import __version__
 from .book import Book
 from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net
-from .options import EMPTY, Option, OptionError, Options
+from .options import EMPTY, MAX_HASH, MAX_THREADS, Option, OptionError, Options
 from .syzygy import MAX_PIECES, Tablebases
 from .startup import READY_PATIENCE_S, KernelLoading
 from .timeman import Limits
@@ -25,8 +25,6 @@ from .wdl import wdl
 
 ENGINE_NAME = f"uci_engine {__version__}"
 AUTHOR = "the uci_engine developers"
-MAX_HASH = 4096
-MAX_THREADS = 256     # = engine.MAX_THREADS (engine.py imports the kernels, so not imported here)
 
 
 def _set_hash(eng, mib):
