@@ -13,6 +13,7 @@ import chess
 import pytest
 
 from uci_engine import datagen as D
+from uci_engine import selfplay
 from uci_engine.dataformat import format_line, parse_line
 from uci_engine.kernels.state import MATE_BOUND
 
@@ -71,15 +72,15 @@ def test_result_matches_how_the_game_ended(games):
             assert board.is_checkmate()
             assert result == (0.0 if board.turn == chess.WHITE else 1.0)
         elif reason == "win adjudication":
-            tail = scores[-D.WIN_ADJ_PLIES:]
+            tail = scores[-selfplay.WIN_ADJ_PLIES:]
             winner = 1 if result == 1.0 else -1
             assert result in (0.0, 1.0)
-            assert all(s * winner >= D.WIN_ADJ_SCORE or abs(s) >= MATE_BOUND for s in tail)
+            assert all(s * winner >= selfplay.WIN_ADJ_SCORE or abs(s) >= MATE_BOUND for s in tail)
             assert all(s * winner > 0 for s in tail)
         elif reason == "draw adjudication":
             assert result == 0.5
-            assert all(abs(s) <= D.DRAW_ADJ_SCORE for s in scores[-D.DRAW_ADJ_PLIES:])
-            assert board.ply() >= D.DRAW_ADJ_PLY
+            assert all(abs(s) <= selfplay.DRAW_ADJ_SCORE for s in scores[-selfplay.DRAW_ADJ_PLIES:])
+            assert board.ply() >= selfplay.DRAW_ADJ_PLY
         else:
             assert result == 0.5
             assert {"stalemate": board.is_stalemate(),
