@@ -769,7 +769,7 @@ def test_command_line_options_are_set_before_the_first_command(warm_cache):
 
 
 def test_setoption_line_of_a_command_line_option():
-    from uci_engine.cli import setoption_line
+    from uci_engine.uci import setoption_line
     assert setoption_line("Threads=2") == "setoption name Threads value 2"
     assert setoption_line("SyzygyPath=/a b/c") == "setoption name SyzygyPath value /a b/c"
     assert setoption_line("Clear Hash") == "setoption name Clear Hash"

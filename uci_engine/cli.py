@@ -4,7 +4,6 @@
 Without a subcommand the engine speaks UCI on stdin/stdout.
 """
 import argparse
-import io
 import os
 import sys
 import time
@@ -64,38 +63,12 @@ def _build_parser():
     return p
 
 
-def setoption_line(item):
-    """The UCI ``setoption`` command (str) for a ``--option`` argument ``NAME=VALUE``, or
-    ``NAME`` alone for a button; spaces inside the name or value are kept."""
-    name, sep, value = item.partition("=")
-    line = f"setoption name {name.strip()}"
-    return f"{line} value {value.strip()}" if sep else line
-
-
 def _select(sliders):
     from . import backend
     name, text, warning = backend.choose_and_select(sliders)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
     return name, text
-
-
-def _configured_engine(sliders, items):
-    """An :class:`uci_engine.engine.Engine` set up as a UCI session would be after
-    ``setoption`` for each ``--option`` item (the same option table, effects and evaluation
-    choice), e.g. ``-o "Use NNUE=false" bench`` for the hand-crafted evaluation's signature.
-    Raises ValueError with the session's error lines for a refused option or a failed load."""
-    from .uci import UCI
-    log = io.StringIO()
-    session = UCI(out=log, sliders=sliders)
-    for item in items:
-        session.handle(setoption_line(item))
-    session.ready.wait()
-    errors = [ln for ln in log.getvalue().splitlines() if ln.startswith("info string error:")]
-    if session.engine is None or errors:
-        raise ValueError("; ".join(e[len("info string error: "):] for e in errors)
-                         or f"engine failed to load: {session.load_error}")
-    return session.engine
 
 
 def main(argv=None):
@@ -108,7 +81,7 @@ def main(argv=None):
         print(f"uci_engine {__version__} (sliders {text})")
         return 0
     if args.command in (None, "uci"):
-        from .uci import UCI
+        from .uci import UCI, setoption_line
         session = UCI(sliders=args.sliders, tune=args.tune)
         for item in args.option:
             session.handle(setoption_line(item))
@@ -120,11 +93,12 @@ def main(argv=None):
         os._exit(status)
     name, text = _select(args.sliders)
     from .engine import Engine
+    from .uci import configured_engine
     if args.command == "warmup":
         t = time.perf_counter()
         from .warmup import warm_up
         try:    # the UCI session's own load first (the lock, the leaf helper), then the rest
-            eng = _configured_engine(args.sliders, args.option)
+            eng = configured_engine(args.option, args.sliders)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -137,7 +111,7 @@ def main(argv=None):
     if args.command == "bench":
         from .bench import DEFAULT_DEPTH, run_bench
         try:
-            eng = _configured_engine(args.sliders, args.option)
+            eng = configured_engine(args.option, args.sliders)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

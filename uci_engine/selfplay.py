@@ -103,21 +103,22 @@ class GamePlayer:
     """Plays self-play games in one process. Import after backend selection."""
 
     def __init__(self, settings):
-        from .engine import Engine
+        from . import backend
         from .fen import STARTPOS
         from .kernels import position as P
         from .kernels import draw
         from .kernels import state as S
         from .kernels.bitboard import NO_PIECE
+        from .uci import configured_engine
         self.P, self.S, self.NO_PIECE, self.draw = P, S, NO_PIECE, draw
         self.startpos = STARTPOS
         self.s = settings
-        self.engine = Engine(DATAGEN_HASH_MIB)
-        if settings.eval_file is not None:
-            from .nnue_file import load_net
-            self.engine.set_net(load_net(settings.eval_file))
-        # without --eval-file the hand-crafted evaluation plays, whatever the engine's default
-        self.engine.set_use_nnue(settings.eval_file is not None)
+        # through the UCI option table, as setoption would: without --eval-file the
+        # hand-crafted evaluation plays, whatever the engine's default
+        evaluation = ([f"EvalFile={settings.eval_file}", "Use NNUE=true"]
+                      if settings.eval_file is not None else ["Use NNUE=false"])
+        self.engine = configured_engine([f"Hash={DATAGEN_HASH_MIB}"] + evaluation,
+                                        backend.selected())
         self.tb = None
         if settings.syzygy:
             import chess.syzygy

@@ -4,6 +4,7 @@ Protocol reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and Stockf
 behaviour. stdout carries only protocol lines, one flushed write per line; every problem with
 the input is reported as ``info string error: ...`` and the loop keeps reading.
 """
+import io
 import re
 import sys
 import threading
@@ -540,3 +541,30 @@ class UCI(KernelLoading):
             self.release.set()
             if wait:
                 self.go_done.wait()
+
+
+def configured_engine(items, sliders=None):
+    """An :class:`uci_engine.engine.Engine` set up as a UCI session would be after
+    ``setoption`` for each ``NAME=VALUE`` item of ``items`` (the same option table, effects
+    and evaluation choice): ``uci-engine -o ... bench`` and ``warmup``, and each datagen
+    worker. ``sliders`` is the backend request (``--sliders``; a worker passes the one its
+    process selected). Raises ValueError with the session's error lines for a refused option or
+    a failed load."""
+    log = io.StringIO()
+    session = UCI(out=log, sliders=sliders)
+    for item in items:
+        session.handle(setoption_line(item))
+    session.ready.wait()
+    errors = [ln for ln in log.getvalue().splitlines() if ln.startswith("info string error:")]
+    if session.engine is None or errors:
+        raise ValueError("; ".join(e[len("info string error: "):] for e in errors)
+                         or f"engine failed to load: {session.load_error}")
+    return session.engine
+
+
+def setoption_line(item):
+    """The UCI ``setoption`` command (str) for a ``--option`` argument ``NAME=VALUE``, or
+    ``NAME`` alone for a button; spaces inside the name or value are kept."""
+    name, sep, value = item.partition("=")
+    line = f"setoption name {name.strip()}"
+    return f"{line} value {value.strip()}" if sep else line
