@@ -1,7 +1,10 @@
 """Perft: count leaf nodes of the legal move tree (chessprogramming wiki "Perft").
 
 Perft has its own lean board and legal generator here, because it needs none of the search
-state (Zobrist key, mailbox, clocks, last move). A position is one row of a small local uint64
+state (Zobrist key, mailbox, clocks, last move); it is the engine's perft speed figure
+(docs/performance.md, "Perft and move generation"), kept apart from the search's generator on
+purpose, and ``perft_engine`` below walks the search's own generator and make-move as the check
+that both count the same. A position is one row of a small local uint64
 array (see the ``_F_*`` columns): six piece-type bitboards for both colours, one occupancy per
 colour, side to move, castling rights and en-passant square. Making a move copies and edits
 about a dozen words (no mailbox, no key): the moving piece's type is carried in the move code
