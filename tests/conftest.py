@@ -39,3 +39,29 @@ def new_stack():
     def make(rows=64):
         return P.new_stack(rows)
     return make
+
+
+def gated_uci_session(monkeypatch, cold):
+    """A UCI session (``uci_engine.uci.UCI`` writing to a StringIO) whose kernel loading waits
+    for the returned ``gate`` event, with the cache taken as cold or warm (``cold``) and no
+    leaf-compiler helper or compile lock; ``arrived`` is set once the loader has built the
+    engine object and waits there. Returns ``(session, out, gate, arrived)``."""
+    import contextlib
+    import io
+    import threading
+
+    from uci_engine import numba_cache, warmup
+    from uci_engine import uci as uci_mod
+    gate, arrived = threading.Event(), threading.Event()
+    real = warmup.warm_up
+
+    def slow_warm_up(engine, perft=True):
+        arrived.set()
+        assert gate.wait(60)
+        real(engine, perft)
+    monkeypatch.setattr(numba_cache, "is_cold", lambda: cold)
+    monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
+    monkeypatch.setattr(numba_cache, "compile_lock", contextlib.nullcontext)
+    monkeypatch.setattr(warmup, "warm_up", slow_warm_up)
+    out = io.StringIO()
+    return uci_mod.UCI(out=out), out, gate, arrived

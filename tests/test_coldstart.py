@@ -10,13 +10,13 @@ import time
 import chess
 import numpy as np
 
-from uci_engine import startup
+from uci_engine import numba_cache, startup, warmup
 from uci_engine import uci as uci_mod
-from uci_engine import warmup
 from uci_engine.kernels import rays
-from uci_engine import numba_cache
-from uci_engine.numba_cache import fingerprint
 from uci_engine.kernels import sliders_magic as sm
+from uci_engine.numba_cache import fingerprint
+
+from conftest import gated_uci_session
 
 
 def test_is_cold_follows_the_marker(tmp_path, monkeypatch):
@@ -102,28 +102,24 @@ def test_cache_survives_a_copy_of_the_package(tmp_path):
     assert "data loaded" in runs[1].stdout and "data saved" not in runs[1].stdout
 
 
-def _session(monkeypatch, cold):
-    """A UCI session whose kernel loading waits for the returned ``gate`` event; ``arrived``
-    is set once the loader has built the engine object and waits there."""
-    gate, arrived = threading.Event(), threading.Event()
-    real = warmup.warm_up
-
-    def slow_warm_up(engine, perft=True):
-        arrived.set()
-        assert gate.wait(60)
-        real(engine, perft)
-    monkeypatch.setattr(numba_cache, "is_cold", lambda: cold)
-    monkeypatch.setattr(warmup, "start_leaf_compiler", lambda: None)
-    monkeypatch.setattr(numba_cache, "compile_lock", contextlib.nullcontext)
-    monkeypatch.setattr(warmup, "warm_up", slow_warm_up)
-    out = io.StringIO()
-    return uci_mod.UCI(out=out), out, gate, arrived
-
-
 def _timed_isready(u):
     t = time.monotonic()
     u.handle("isready")
     return time.monotonic() - t
+
+
+def _board(*moves):
+    board = chess.Board()
+    for mv in moves:
+        board.push_uci(mv)
+    return board
+
+
+def _legal_bestmove(out, *moves, timeout=30):
+    """The move of the next ``bestmove`` line, checked legal after ``moves`` from the start."""
+    best = _wait_for(out, "bestmove", timeout).split()[1]
+    assert chess.Move.from_uci(best) in _board(*moves).legal_moves, best
+    return best
 
 
 def _wait_for(out, prefix, timeout=30):
@@ -137,7 +133,7 @@ def _wait_for(out, prefix, timeout=30):
 
 
 def test_cold_start_answers_isready_at_once_and_announces_once(monkeypatch):
-    u, out, gate, arrived = _session(monkeypatch, cold=True)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=True)
     assert arrived.wait(60)
     assert _timed_isready(u) < 1.0                  # while the kernels are still compiling
     msg = f"info string {startup.COLD_START_TEXT}"
@@ -150,7 +146,7 @@ def test_cold_start_answers_isready_at_once_and_announces_once(monkeypatch):
 
 
 def test_warm_start_waits_for_the_load_and_is_quiet(monkeypatch):
-    u, out, gate, arrived = _session(monkeypatch, cold=False)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=False)
     assert arrived.wait(60)
     threading.Timer(0.3, gate.set).start()
     assert 0.2 < _timed_isready(u) < startup.READY_PATIENCE_S + 0.5
@@ -162,7 +158,7 @@ def test_warm_start_waits_for_the_load_and_is_quiet(monkeypatch):
 def test_slow_load_answers_isready_after_the_patience(monkeypatch):
     """A warm cache that still loads slowly (a cache Numba refuses) never leaves the client
     without an answer for longer than READY_PATIENCE_S."""
-    u, out, gate, arrived = _session(monkeypatch, cold=False)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=False)
     assert arrived.wait(60)
     took = _timed_isready(u)
     assert startup.READY_PATIENCE_S - 0.1 < took < startup.READY_PATIENCE_S + 1.0
@@ -171,23 +167,19 @@ def test_slow_load_answers_isready_after_the_patience(monkeypatch):
 
 
 def test_go_while_compiling_plays_a_legal_fallback_move_and_says_so(monkeypatch):
-    u, out, gate, arrived = _session(monkeypatch, cold=True)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=True)
     assert arrived.wait(60)
     u.handle("position startpos moves e2e4 e7e5 g1f3")
     u.handle("go wtime 1000 btime 1000")
-    best = _wait_for(out, "bestmove").split()[1]
-    board = chess.Board()
-    for mv in ("e2e4", "e7e5", "g1f3"):
-        board.push_uci(mv)
-    assert chess.Move.from_uci(best) in board.legal_moves
+    _legal_bestmove(out, "e2e4", "e7e5", "g1f3")
     assert f"info string {startup.FALLBACK_TEXT}" in out.getvalue().splitlines()
     gate.set()
     assert u.ready.wait(60)
-    assert u.engine.fen() == board.fen()            # the position reached the engine
+    assert u.engine.fen() == _board("e2e4", "e7e5", "g1f3").fen()   # the position reached it
 
 
 def test_go_waits_for_kernels_that_get_ready_in_time(monkeypatch):
-    u, out, gate, arrived = _session(monkeypatch, cold=True)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=True)
     assert arrived.wait(60)
     u.handle("position startpos moves d2d4")
     u.handle("go movetime 20000")                   # may wait 10 s for the kernels
@@ -195,29 +187,25 @@ def test_go_waits_for_kernels_that_get_ready_in_time(monkeypatch):
     assert u.ready.wait(60)
     _wait_for(out, "info depth")
     u.handle("stop")
-    best = _wait_for(out, "bestmove").split()[1]
-    board = chess.Board()
-    board.push_uci("d2d4")
-    assert chess.Move.from_uci(best) in board.legal_moves
+    _legal_bestmove(out, "d2d4")
     assert f"info string {startup.FALLBACK_TEXT}" not in out.getvalue().splitlines()
     assert any(ln.startswith("info depth") and " nps " in ln
                for ln in out.getvalue().splitlines())      # the engine's own search
 
 
 def test_stop_ends_a_waiting_infinite_go(monkeypatch):
-    u, out, gate, arrived = _session(monkeypatch, cold=True)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=True)
     assert arrived.wait(60)
     u.handle("go infinite")
     time.sleep(0.2)
     assert "bestmove" not in out.getvalue()
     u.handle("stop")
-    best = _wait_for(out, "bestmove", timeout=5).split()[1]
-    assert chess.Move.from_uci(best) in chess.Board().legal_moves
+    _legal_bestmove(out, timeout=5)
     gate.set()
 
 
 def test_bad_position_while_loading_keeps_the_previous_one(monkeypatch):
-    u, out, gate, arrived = _session(monkeypatch, cold=True)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=True)
     assert arrived.wait(60)
     u.handle("position startpos moves e2e4")
     u.handle("position startpos moves e2e5")
@@ -226,9 +214,7 @@ def test_bad_position_while_loading_keeps_the_previous_one(monkeypatch):
     assert len(errors) == 2
     gate.set()
     assert u.ready.wait(60)
-    board = chess.Board()
-    board.push_uci("e2e4")
-    assert u.engine.fen() == board.fen()
+    assert u.engine.fen() == _board("e2e4").fen()
 
 
 def test_numpy_table_builder_matches_the_compiled_oracle():
@@ -248,7 +234,7 @@ def test_numpy_table_builder_matches_the_compiled_oracle():
 def test_hash_set_while_loading_is_applied(monkeypatch):
     """`setoption name Hash` sent before the kernels finish loading (clients send options
     right after `uciok`) sizes the TT the search uses, and one sent after it too."""
-    u, out, gate, arrived = _session(monkeypatch, cold=False)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=False)
     assert arrived.wait(60)                          # the loader waits at the gate
     default_bytes = 16 << 20
     u.handle("setoption name Hash value 2")
@@ -293,7 +279,4 @@ def test_go_after_a_failed_load_still_answers_a_legal_move(monkeypatch):
     assert any("engine failed to load" in ln for ln in out.getvalue().splitlines())
     u.handle("position startpos moves g1f3")
     u.handle("go movetime 100")
-    best = _wait_for(out, "bestmove").split()[1]
-    board = chess.Board()
-    board.push_uci("g1f3")
-    assert chess.Move.from_uci(best) in board.legal_moves
+    _legal_bestmove(out, "g1f3")

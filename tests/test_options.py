@@ -2,14 +2,14 @@
 (``info string error:``, the previous value and state kept), and values set while the kernels
 load reach the engine at the hand-over."""
 import io
-import threading
 from pathlib import Path
 
 import pytest
 
 from uci_engine import uci as uci_mod
-from uci_engine import warmup
 from uci_engine.options import EMPTY, Option, OptionError, Options
+
+from conftest import gated_uci_session
 
 ROOT_DATA = Path(__file__).resolve().parent / "data"
 
@@ -94,16 +94,7 @@ def test_table_parses_by_kind():
 def test_values_set_while_loading_reach_the_engine(monkeypatch):
     """Every option with an engine effect, set before the kernels finish loading, is applied
     at the hand-over through the same table."""
-    gate, arrived = threading.Event(), threading.Event()
-    real = warmup.warm_up
-
-    def slow_warm_up(engine, perft=True):
-        arrived.set()
-        assert gate.wait(60)
-        real(engine, perft)
-    monkeypatch.setattr(warmup, "warm_up", slow_warm_up)
-    out = io.StringIO()
-    u = uci_mod.UCI(out=out)
+    u, out, gate, arrived = gated_uci_session(monkeypatch, cold=False)
     assert arrived.wait(300)
     for line in ("Threads value 2", "Hash value 2", "UCI_Chess960 value true",
                  "UCI_LimitStrength value true", "UCI_Elo value 1500",
