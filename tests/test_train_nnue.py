@@ -21,6 +21,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+pytestmark = pytest.mark.slow     # trains small nets with PyTorch
+
 from uci_engine.fen import parse_fen  # noqa: E402
 from uci_engine.kernels import nnue as N, position as P  # noqa: E402
 from uci_engine.nnue_file import load_net  # noqa: E402
