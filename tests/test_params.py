@@ -162,3 +162,18 @@ def test_spsa_inputs_are_openbench_lines():
     assert (name, kind, int(default), int(lo), int(hi), int(step)) == \
         (p.name, "int", p.default, p.min, p.max, p.step)
     assert float(r_end) == 0.002
+
+
+def test_defaults_set_through_tune_reproduce_the_untuned_search():
+    """Every parameter set explicitly to its default through ``--tune``'s options searches the
+    same tree as the engine without ``--tune`` (the bench signature's identity, on a search
+    that every parameter changes: test_each_parameter_changes_the_node_count)."""
+    plain = Session(tune=False)
+    tuned = Session(tune=True)
+    for s in (plain, tuned):
+        s.send("isready")
+        s.wait_for("readyok")
+    for p in SP.TABLE:
+        tuned.send(f"setoption name {p.name} value {p.default}")
+    assert "error" not in tuned.new_output()
+    assert tuned.nodes() == plain.nodes()
