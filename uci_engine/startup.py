@@ -106,8 +106,6 @@ class KernelLoading:
             return False
         return True
 
-    # --- main loop ---------------------------------------------------------------------------
-
     def _pend_position(self, fen, moves):
         """Keep a position given while the kernels load, checked with python-chess (the
         engine's own parser is being compiled); a bad one leaves the previous position."""
@@ -184,11 +182,3 @@ class KernelLoading:
         while (limits.infinite or self.pondering) and not self.release.is_set():
             self.release.wait(0.05)
         self.send_bestmove(f"bestmove {best}")
-
-    # --- go helpers --------------------------------------------------------------------------
-    INT_ARGS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
-                "movetime", "perft"}
-    # larger values are clamped with an error line (nodes must fit the kernels' int64 limit)
-    INT_CAPS = {"wtime": 10 ** 9, "btime": 10 ** 9, "winc": 10 ** 9, "binc": 10 ** 9,
-                "movetime": 10 ** 9, "movestogo": 10 ** 6, "depth": 120, "mate": 60,
-                "nodes": 10 ** 15}

@@ -180,6 +180,7 @@ class UCI(KernelLoading):
             if self.sliders_text:
                 self.send(f"info string sliders {self.sliders_text}")
 
+    # --- main loop ---------------------------------------------------------------------------
     def run(self, infile=None):
         """Read commands until ``quit`` or end of input; returns the exit status (0)."""
         infile = infile or sys.stdin
@@ -393,6 +394,14 @@ class UCI(KernelLoading):
         self.search_thread = threading.Thread(target=target, args=(limits, *extra),
                                               daemon=True)
         self.search_thread.start()
+
+    # --- go helpers --------------------------------------------------------------------------
+    INT_ARGS = {"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
+                "movetime", "perft"}
+    # larger values are clamped with an error line (nodes must fit the kernels' int64 limit)
+    INT_CAPS = {"wtime": 10 ** 9, "btime": 10 ** 9, "winc": 10 ** 9, "binc": 10 ** 9,
+                "movetime": 10 ** 9, "movestogo": 10 ** 6, "depth": 120, "mate": 60,
+                "nodes": 10 ** 15}
 
     def _parse_go(self, args):
         lim = Limits()
