@@ -453,6 +453,12 @@ def main(argv=None):
             print(f"playing {t['mode']} sf {t['sf_elo']} ours "
                   f"{t.get('nodes') or t.get('uci_elo')} ...", flush=True)
             res = play_match(match_argv, log=lambda line: None)
+            if res["stopped"]:
+                # Ctrl-C: the runner ends the match early; a part of a match is not a result
+                played = res["wins"] + res["losses"] + res["draws"]
+                print(f"  stopped ({res['stopped']}) after {played} games: not recorded, a "
+                      f"rerun plays the match again", flush=True)
+                return 130 if res["stopped"] == "interrupted" else 1
             elo_diff, err, smoothed = match_elo(res["penta"])
             t.update(res, elo=t["sf_elo"] + elo_diff, elo_diff=elo_diff, elo_error=err,
                      smoothed=smoothed, date=provenance.utc_now())

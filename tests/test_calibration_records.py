@@ -188,3 +188,25 @@ def test_wdl_of_won_drawn_and_lost_positions(fen, expect):
         assert l > 900, (last["score"], w, d, l)
     else:
         assert d > max(w, l) and d > 500, (last["score"], w, d, l)
+
+
+def test_a_match_cut_short_is_not_recorded(tmp_path, monkeypatch):
+    """Ctrl-C ends the runner's match early (``stopped``): the part played is not a result, so
+    nothing is appended, no constants are written, and the exit status says so (130)."""
+    cal = _script("calibrate_elo")
+    calls = []
+
+    def cut_short(argv, log):
+        calls.append(argv)
+        return {"wins": 1, "losses": 5, "draws": 0, "penta": [2, 1, 0, 0, 0], "faults": {},
+                "stopped": "interrupted"}
+    monkeypatch.setattr(cal, "play_match", cut_short)
+    results, out = tmp_path / "res.jsonl", tmp_path / "strength_params.py"
+    sf = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
+    argv = ["--small", "--plan", "1600:100,1800:400", "--games", "20", "--concurrency", "1",
+            "--book", "", "--ours", sf, "--stockfish", sf, "--results", str(results),
+            "--out", str(out)]
+    assert cal.main(argv) == 130
+    assert len(calls) == 1                       # the run ends at the match cut short
+    assert not results.exists() or results.read_text() == ""
+    assert not out.exists()
