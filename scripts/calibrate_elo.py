@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Calibrate UCI_Elo against Debian Stockfish 15.1's UCI_Elo; write uci_engine/strength_params.py.
 
-Method (docs/calibration-elo-plan.md):
+Method (docs/calibration.md, which has the last calibration's matches and commands):
 
 1. **Node law.** Our engine at a fixed node limit per move (full-strength move choice, ``nodes=``
    in our runner, no clock: ``tc=inf``) plays Stockfish at ``UCI_LimitStrength=true
@@ -63,11 +63,13 @@ NODES_AT_ANCHOR = 1000
 Z95 = 1.959963984540054
 #: UCI_Elo range ends are rounded inward to a multiple of this
 ELO_ROUNDING = 10
-#: ``S:NODES`` pairs of the node-law pass: each node count is a guess at where our NNUE engine
-#: scores about 50 % against Stockfish at S (the hand-crafted law of 2026-11-23 plus the ~400
-#: Elo the NNUE gained, issue 32); the fit does not need them to be right, only spread
-DEFAULT_PLAN = ((1350, 100), (1600, 300), (1900, 1000), (2200, 4000), (2500, 16000),
-                (2850, 100000), (2850, 1000000))
+#: ``S:NODES`` pairs of the node-law pass: each node count is where the 2026-11-25 law (gen2_h128,
+#: 1,000 nodes at 1570, 91 Elo a doubling; docs/calibration.md) scores about 50 % against
+#: Stockfish at S. Matches near 50 % say the most: Stockfish's levels are further apart than
+#: their labels at 10+0.1, so lopsided matches misread the scale. A stronger net scores above
+#: 50 % in each; the fit needs the pairs spread, not exact
+DEFAULT_PLAN = ((1350, 200), (1600, 1250), (1800, 6000), (2000, 25000), (2200, 120000),
+                (2400, 500000))
 #: games per match (the issue asks for at least 40 a level)
 DEFAULT_GAMES = 40
 #: Stockfish's clock (and ours in --verify); Stockfish's UCI_Elo is anchored at 60+0.6
@@ -344,8 +346,8 @@ def main(argv=None):
                 f"({MOVES_PER_GAME} moves a side, {OUR_NPS:,} nps, {CLOCK_SHARE:.0%} of "
                 f"Stockfish's clock). --verify then plays each level of the new range every 200 "
                 f"Elo at the same games and clock (about {verify_hours:.1f} hours for "
-                f"{HELP_VERIFY_LEVELS} levels). docs/calibration-elo-plan.md has the plan and "
-                f"the commands."))
+                f"{HELP_VERIFY_LEVELS} levels). docs/calibration.md has the method, the last "
+                f"calibration and its commands."))
     ap.add_argument("--ours", default="uci-engine", help="our engine's command")
     ap.add_argument("--stockfish", default="/usr/games/stockfish",
                     help="Stockfish's command (Debian's stockfish 15.1: install-opponents)")

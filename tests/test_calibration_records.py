@@ -42,10 +42,6 @@ def test_default_net_digest_is_known():
         assert digest is not None and len(digest) == 64, f"{net} not found"
 
 
-# Strict: when strength_params is regenerated for the default net this XPASSes, which fails
-# the suite until the marker is removed.
-@pytest.mark.xfail(strict=True, reason="UCI_Elo not yet recalibrated for the NNUE default: "
-                                       "scripts/calibrate_elo.py (docs/calibration-elo-plan.md)")
 def test_uci_elo_calibration_is_for_the_default_net():
     assert _recorded_evaluation(strength_params.RECORD) == _expected_evaluation(), (
         "uci_engine/strength_params.py was calibrated with another evaluation than the "

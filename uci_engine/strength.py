@@ -7,8 +7,7 @@ Two knobs, both driven by the requested Elo and both smooth across the range:
   ELO_PER_NODE_DOUBLING)``, the node law fitted against Debian Stockfish 15.1's own
   ``UCI_Elo`` by scripts/calibrate_elo.py, which writes these constants and the range
   ELO_MIN .. ELO_MAX (the levels its matches support) to :mod:`uci_engine.strength_params`
-  with their record (net digest, commit, every match; docs/calibration.md,
-  docs/calibration-elo-plan.md);
+  with their record (net digest, commit, every match; docs/calibration.md);
 * a controlled choice among ``SKILL_MULTIPV`` root lines (Stockfish's skill-level idea,
   src/search.cpp ``Skill::pick_best``, with our own noise): each line's score gets a uniform
   random push in ``[0, noise_for(elo))`` centipawns and the highest total is played, so a move
