@@ -103,6 +103,32 @@ def test_kept_positions_are_searched_quiet_positions_past_the_opening(games):
         assert chess.Board(game["fen"]).fen() not in kept
 
 
+#: nodes a stopped search may still count while it unwinds (each call counts itself before it
+#: reads the stop flag)
+UNWIND_NODES = 16
+
+
+@pytest.mark.parametrize("nodes", [NODES, 3000])
+def test_searches_spend_their_node_budget_and_no_more(nodes):
+    """Issue 31: --nodes is checked at every node, so a game's searches average within 25 % of
+    it (the soft limit before averaged about 1.6x), and the game's counters add them up."""
+    p = _player(seed=5, nodes=nodes)
+    seen = []
+    search = p.engine.search
+
+    def counted(limits, *args, **kw):
+        out = search(limits, *args, **kw)
+        seen.append((limits.nodes, p.engine.last_nodes))
+        return out
+    p.engine.search = counted
+    p.play(0)
+    game = [n for limit, n in seen if limit == nodes]        # (not the opening's vetting)
+    assert len(game) == p.game["searched"] > 20
+    assert sum(game) == p.game["nodes"]
+    assert max(game) <= nodes + UNWIND_NODES
+    assert 0.75 * nodes <= sum(game) / len(game) <= 1.25 * nodes
+
+
 def test_keep_noisy_keeps_captures():
     p = _player(seed=5, keep_noisy=True)
     noisy = 0
@@ -241,7 +267,7 @@ def test_interrupt_ends_cleanly_with_every_finished_game_written(tmp_path, sig, 
     assert 2 <= len(finished) < 500
     settings = D.Settings(nodes=300, seed=3, book=BOOK)
     from uci_engine import backend
-    expect = [line for _, text, _, _ in D.play_chunk(backend.selected(), settings, finished)
+    expect = [line for _, text, *_ in D.play_chunk(backend.selected(), settings, finished)
               for line in text.splitlines()]
     assert _lines(out) == sorted(expect)
 

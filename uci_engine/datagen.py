@@ -51,7 +51,8 @@ def _select_backend(backend):
 
 def _worker(backend, settings, tasks, results):
     """Process body: play the game numbers read from ``tasks`` (None ends) and put
-    ``(game, output, positions, result)`` (:meth:`GamePlayer.play_output`) on ``results``.
+    ``(game, output, positions, result, searched, nodes)`` (:meth:`GamePlayer.play_output`)
+    on ``results``.
     Ctrl-C is left to the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _select_backend(backend)
@@ -65,7 +66,8 @@ def _worker(backend, settings, tasks, results):
 
 def play_chunk(backend, settings, games):
     """Play the games numbered ``games`` (list of int) in this process; returns a list of
-    ``(game, output, positions, result)`` (:meth:`GamePlayer.play_output`). The body of a Ray
+    ``(game, output, positions, result, searched, nodes)`` (:meth:`GamePlayer.play_output`).
+    The body of a Ray
     task; also usable directly."""
     _select_backend(backend)
     player = GamePlayer(settings)
@@ -111,6 +113,9 @@ class Progress:
             key["net"] = settings.net_digest                  # which net evaluated the games
         if settings.fmt != "text":
             key["format"] = settings.fmt                  # (text runs keep their old key)
+        # --nodes is checked at every node since issue 31 (before: a soft limit, checked after
+        # a root move, with a hard cap of 4x): a run of the old kind is not resumed
+        key["node_limit"] = "every node"
         self.key = key
         self.about = {"format": settings.fmt, "net_sha256": settings.net_sha256,
                       "book": settings.book_name or (f"{len(settings.book)} positions"
@@ -159,7 +164,8 @@ def _stop_on_signals():
 def run(out, settings, backend, games=None, positions=None, workers=1, ray_address=None,
         progress=True, log=print):
     """Play games and append their lines to ``out``; returns a summary dict (games, positions,
-    seconds, games_per_s, positions_per_s, results).
+    seconds, games_per_s, positions_per_s, results, and ``searches``, ``searches_per_s`` and
+    ``nodes_per_search``: the searches after the openings, one a position of a game record).
 
     ``games``: play game numbers 0 .. games-1 (skipping those already in the sidecar).
     ``positions``: instead, keep numbering new games until this many positions are written in
@@ -181,6 +187,7 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     t0 = time.perf_counter()
     written = 0
     n_games = 0
+    n_searched = n_nodes = 0             # searches after the openings, and their nodes
     results = {1.0: 0, 0.5: 0, 0.0: 0}
     bar = None
     try:
@@ -203,8 +210,10 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     def enough():
         return positions is not None and written >= positions
 
-    def record(f, g, output, n_pos, result):
-        nonlocal written, n_games
+    def record(f, g, output, n_pos, result, searched, nodes):
+        nonlocal written, n_games, n_searched, n_nodes
+        n_searched += searched
+        n_nodes += nodes
         if output:
             f.write(output)
             f.flush()
@@ -216,7 +225,8 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
         if bar is not None:
             el = max(time.perf_counter() - t0, 1e-9)
             bar.update(1 if want_games else n_pos)
-            bar.set_postfix_str(f"{n_games / el:.2f} games/s, {written / el:.0f} pos/s")
+            bar.set_postfix_str(f"{n_games / el:.2f} games/s, {written / el:.0f} pos/s, "
+                                f"{n_nodes / max(n_searched, 1):.0f} nodes/search")
 
     source = next_games()
     interrupted = False
@@ -241,11 +251,15 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     summary = {"games": n_games, "positions": written, "seconds": round(el, 1),
                "games_per_s": round(n_games / el, 3), "positions_per_s": round(written / el, 1),
                "white_wins": results[1.0], "draws": results[0.5], "black_wins": results[0.0],
+               "searches": n_searched, "searches_per_s": round(n_searched / el, 1),
+               "nodes_per_search": round(n_nodes / max(n_searched, 1), 1),
                "interrupted": interrupted}
     log(f"datagen: {n_games} games, {written} positions in {el:.1f} s: "
         f"{n_games / el:.2f} games/s, {written / el:.0f} positions/s "
         f"(+{results[1.0]} ={results[0.5]} -{results[0.0]}, White's view; "
-        f"nodes {settings.nodes}, workers {workers}{', interrupted' if interrupted else ''})")
+        f"nodes {settings.nodes}, workers {workers}{', interrupted' if interrupted else ''}); "
+        f"{n_searched} searches, {n_searched / el:.0f}/s, "
+        f"{n_nodes / max(n_searched, 1):.0f} nodes each")
     return summary
 
 
@@ -267,13 +281,13 @@ def _run_local(backend, settings, source, enough, record, f, workers):
             in_flight += 1
         while in_flight:
             try:
-                g, output, n_pos, result = results.get(timeout=1.0)
+                item = results.get(timeout=1.0)
             except Exception:                         # queue.Empty: check the workers live
                 if not any(p.is_alive() for p in procs):
                     raise RuntimeError("every datagen worker died")
                 continue
             in_flight -= 1
-            record(f, g, output, n_pos, result)
+            record(f, *item)
             if not enough():
                 nxt = next(source, None)
                 if nxt is not None:
@@ -283,10 +297,10 @@ def _run_local(backend, settings, source, enough, record, f, workers):
         # games that finished while we were interrupted are written too
         while True:
             try:
-                g, output, n_pos, result = results.get(timeout=0.2)
+                item = results.get(timeout=0.2)
             except Exception:
                 break
-            record(f, g, output, n_pos, result)
+            record(f, *item)
         raise
     finally:
         for p in procs:
