@@ -219,6 +219,26 @@ def test_same_seed_same_lines_for_any_worker_count_and_after_a_resume(tmp_path):
         _run(resumed, games=6, workers=1, seed=8)      # other settings, same file
 
 
+def test_positions_count_the_whole_file_so_a_rerun_plays_only_what_is_missing(tmp_path):
+    """--positions N stops once the file holds N positions, counting a resumed run's: the same
+    command again plays nothing, a larger N tops the file up, and the sidecar's count is the
+    file's. A sidecar from before the count is counted from the file."""
+    out = tmp_path / "pos.txt"
+    first = _run(out, positions=60, workers=1)
+    n = len(_lines(out))
+    assert n >= 60 and first["positions"] == n
+    again = _run(out, positions=60, workers=1)
+    assert again["games"] == 0 and len(_lines(out)) == n
+    more = _run(out, positions=n + 40, workers=1)
+    assert more["games"] > 0 and len(_lines(out)) >= n + 40
+    side = Path(str(out) + ".json")
+    data = json.loads(side.read_text())
+    assert data["positions"] == len(_lines(out))
+    del data["positions"]                                   # an old sidecar
+    side.write_text(json.dumps(data))
+    assert _run(out, positions=n + 40, workers=1)["games"] == 0
+
+
 def test_ray_path_gives_the_local_lines(tmp_path):
     ray = pytest.importorskip("ray")
     local, remote = tmp_path / "local.txt", tmp_path / "ray.txt"

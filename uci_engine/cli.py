@@ -44,7 +44,8 @@ def _build_parser():
     n = d.add_mutually_exclusive_group()
     n.add_argument("--games", type=int, default=None, help="play games 0 .. N-1")
     n.add_argument("--positions", type=int, default=None,
-                   help="play new games until N positions are written")
+                   help="play new games until the file holds N positions (a resumed run "
+                        "counts those it has)")
     d.add_argument("--nodes", type=int, default=5000,
                    help="node limit per move, checked at every node as 'go nodes' does "
                         "(default 5000)")

@@ -127,7 +127,11 @@ class Progress:
                 raise ValueError(f"{out} was made with other settings {old.get('settings')}; "
                                  f"use another --out or the same settings")
             self.done = {g for a, b in old.get("done", []) for g in range(a, b + 1)}
-        self.positions = 0
+            self.positions = old.get("positions")
+            if self.positions is None:                # a sidecar from before the count
+                self.positions = _count_positions(out, settings.fmt)
+        else:
+            self.positions = 0                        # kept positions in the whole file
         self.commit = _commit()
 
     def save(self, extra=None):
@@ -135,12 +139,28 @@ class Progress:
         # scripts/tune_eval.py, which copies them into the tuned module's header
         data = {"nodes": self.key["nodes"], "seed": self.key["seed"], "commit": self.commit,
                 "command": "uci-engine " + shlex.join(sys.argv[1:]), **self.about,
-                "settings": self.key, "done": _ranges(self.done)}
+                "settings": self.key, "done": _ranges(self.done), "positions": self.positions}
         data.update(extra or {})
         tmp = self.path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(data, f)
         os.replace(tmp, self.path)
+
+
+def _count_positions(out, fmt):
+    """Kept positions (int) in an existing output file: its lines, or a game-record file's
+    kept positions (:func:`uci_engine.gamerecord.stats`, a replay: slow on big files, only for
+    sidecars written before they counted)."""
+    if not os.path.exists(out):
+        return 0
+    if fmt == "records":
+        from .gamerecord import stats
+        try:
+            return stats(out)["positions"]
+        except ValueError:                  # a game cut short: counted as none, played again
+            return 0
+    with open(out, encoding="utf-8") as f:
+        return sum(1 for _ in f)
 
 
 def _raise_interrupt(signum, frame):
@@ -168,8 +188,8 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     ``nodes_per_search``: the searches after the openings, one a position of a game record).
 
     ``games``: play game numbers 0 .. games-1 (skipping those already in the sidecar).
-    ``positions``: instead, keep numbering new games until this many positions are written in
-    this run. ``workers`` local processes, or Ray tasks on the cluster at ``ray_address``
+    ``positions``: instead, keep numbering new games until the file holds this many positions
+    (those of a resumed run count: the same command again plays only what is missing). ``workers`` local processes, or Ray tasks on the cluster at ``ray_address``
     ("local" starts one on this machine)."""
     prog = Progress(out, settings)
     records = settings.fmt == "records"
@@ -196,7 +216,8 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
         progress = False
     if progress:
         bar = tqdm(total=want_games if want_games else positions, unit="game" if want_games
-                   else "pos", dynamic_ncols=True, file=sys.stderr)
+                   else "pos", initial=0 if want_games else min(prog.positions, positions),
+                   dynamic_ncols=True, file=sys.stderr)
 
     def next_games():
         g = 0
@@ -208,7 +229,7 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
             g += 1
 
     def enough():
-        return positions is not None and written >= positions
+        return positions is not None and prog.positions >= positions
 
     def record(f, g, output, n_pos, result, searched, nodes):
         nonlocal written, n_games, n_searched, n_nodes
@@ -219,6 +240,7 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
             f.flush()
         prog.done.add(g)
         written += n_pos
+        prog.positions += n_pos
         n_games += 1
         results[result] += 1
         prog.save()
@@ -235,7 +257,9 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
         if records and f.tell() == 0:
             f.write(MAGIC)
         try:
-            if ray_address:
+            if enough():
+                pass                            # the file already holds what was asked
+            elif ray_address:
                 _run_ray(ray_address, backend, settings, source, enough, record, f, workers)
             else:
                 _run_local(backend, settings, source, enough, record, f, workers)
