@@ -3,7 +3,6 @@ end, each generation's data is played by the net remade before it, and a rerun d
 import hashlib
 import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
