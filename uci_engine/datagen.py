@@ -52,8 +52,7 @@ def _select_backend(backend):
 def _worker(backend, settings, tasks, results):
     """Process body: play the game numbers read from ``tasks`` (None ends) and put
     ``(game, output, positions, result, searched, nodes)`` (:meth:`GamePlayer.play_output`)
-    on ``results``.
-    Ctrl-C is left to the parent."""
+    on ``results``. Ctrl-C is left to the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _select_backend(backend)
     player = GamePlayer(settings)
@@ -67,8 +66,7 @@ def _worker(backend, settings, tasks, results):
 def play_chunk(backend, settings, games):
     """Play the games numbered ``games`` (list of int) in this process; returns a list of
     ``(game, output, positions, result, searched, nodes)`` (:meth:`GamePlayer.play_output`).
-    The body of a Ray
-    task; also usable directly."""
+    The body of a Ray task; also usable directly."""
     _select_backend(backend)
     player = GamePlayer(settings)
     return [(g, *player.play_output(g)) for g in games]
@@ -189,8 +187,9 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
 
     ``games``: play game numbers 0 .. games-1 (skipping those already in the sidecar).
     ``positions``: instead, keep numbering new games until the file holds this many positions
-    (those of a resumed run count: the same command again plays only what is missing). ``workers`` local processes, or Ray tasks on the cluster at ``ray_address``
-    ("local" starts one on this machine)."""
+    (those of a resumed run count: the same command again plays only what is missing).
+    ``workers`` local processes, or Ray tasks on the cluster at ``ray_address`` ("local"
+    starts one on this machine)."""
     prog = Progress(out, settings)
     records = settings.fmt == "records"
     if os.path.exists(out) and os.path.getsize(out) and is_record_file(out) != records:

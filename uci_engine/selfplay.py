@@ -1,9 +1,9 @@
 """One self-play game for ``uci-engine datagen`` (plain Python over the compiled search): a book
-opening plus random plies vetted by a short search, then node-limited searches (the limit checked
-at every node, as ``go nodes``) from a cleared TT until the rules, a tablebase or an adjudication
-end the game; its kept positions come out as
-text lines (:mod:`uci_engine.dataformat`) or the game as a compact record
-(:mod:`uci_engine.gamerecord`). :mod:`uci_engine.datagen` runs many of them into a file.
+opening plus random plies vetted by a short search, then node-limited searches (the limit
+checked at every node, as ``go nodes``) from a cleared TT until the rules, a tablebase or an
+adjudication end the game; its kept positions come out as text lines
+(:mod:`uci_engine.dataformat`) or the game as a compact record (:mod:`uci_engine.gamerecord`).
+:mod:`uci_engine.datagen` runs many of them into a file.
 """
 import os
 
@@ -62,10 +62,10 @@ def read_book(path):
 
 
 class Settings:
-    """What a run plays: node limit per move (``nodes``, checked inside the search), master ``seed``, book FENs
-    (``book``; empty = the start position), ``syzygy`` directory or None, ``keep_noisy``, and
-    the largest |score| (centipawns) of an accepted opening (``opening_max_score``) and the
-    inclusive range of random plies after the book position (``random_plies``); ``eval_file``
+    """What a run plays: node limit per move (``nodes``, checked inside the search), master
+    ``seed``, book FENs (``book``; empty = the start position), ``syzygy`` directory or None,
+    ``keep_noisy``, and the largest |score| (centipawns) of an accepted opening
+    (``opening_max_score``) and the inclusive range of random plies after the book position (``random_plies``); ``eval_file``
     an NNUE net file to evaluate with (None: the hand-crafted evaluation); ``fmt`` one of
     FORMATS; ``book_name`` (str) names the book in the sidecar. Raises OSError or ValueError for
     a net file that cannot be loaded or an unknown format."""
