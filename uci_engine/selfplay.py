@@ -67,8 +67,9 @@ class Settings:
     ``keep_noisy``, and the largest |score| (centipawns) of an accepted opening
     (``opening_max_score``) and the inclusive range of random plies after the book position
     (``random_plies``); ``eval_file`` an NNUE net file to evaluate with (None: the
-    hand-crafted evaluation); ``fmt`` one of FORMATS; ``book_name`` (str) names the book in the sidecar. Raises OSError or ValueError for
-    a net file that cannot be loaded or an unknown format."""
+    hand-crafted evaluation); ``fmt`` one of FORMATS; ``book_name`` (str) names the book in
+    the sidecar. Raises OSError or ValueError for a net file that cannot be loaded or an
+    unknown format."""
 
     def __init__(self, nodes=5000, seed=0, book=(), syzygy=None, keep_noisy=False,
                  opening_max_score=OPENING_MAX_SCORE, random_plies=RANDOM_PLIES, eval_file=None,
