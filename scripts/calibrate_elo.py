@@ -34,7 +34,6 @@ match; tests/test_calibration_records.py fails when its net digest is not the de
 2 games a match, ``tc=1+0.01``, ``-maxmoves 20``.
 """
 import argparse
-import asyncio
 import json
 import math
 import os
@@ -48,8 +47,7 @@ import numpy as np
 from uci_engine import provenance, strength
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
-from uci_engine.tools.args import parse_args
-from uci_engine.tools.match import quiet_engine_logs, run_match
+from uci_engine.tools.match import play_match
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -164,24 +162,6 @@ def runner_argv(ours, sf, sf_elo, ours_opts, games, tc, ours_tc, concurrency, bo
     if maxmoves:
         argv += ["-maxmoves", str(maxmoves)]
     return argv
-
-
-def play_match(argv, log):
-    """Play one match with our runner; a dict of its results for ours: wins, losses, draws,
-    pentanomial, and ``faults`` (ours' games lost by time, illegal move, crash or stall)."""
-    cfg = parse_args(argv)
-    quiet_engine_logs()
-    res = asyncio.run(run_match(cfg, out=log, warn=log))
-    if res.error and not res.players[0].games:
-        raise RuntimeError(f"match failed: {res.error}")
-    ours = res.players[0]
-    faults = {}
-    for rec in res.records.values():
-        loser = rec.fault_loser
-        if loser is not None and (rec.white if loser else rec.black) == ours.name:
-            faults[rec.rtype] = faults.get(rec.rtype, 0) + 1
-    return {"wins": ours.wins, "losses": ours.losses, "draws": ours.draws,
-            "penta": list(res.penta), "faults": faults, "stopped": res.stopped}
 
 
 def match_elo(penta):

@@ -103,6 +103,32 @@ def test_kept_positions_are_searched_quiet_positions_past_the_opening(games):
         assert chess.Board(game["fen"]).fen() not in kept
 
 
+#: nodes a stopped search may still count while it unwinds (each call counts itself before it
+#: reads the stop flag)
+UNWIND_NODES = 16
+
+
+@pytest.mark.parametrize("nodes", [NODES, 3000])
+def test_searches_spend_their_node_budget_and_no_more(nodes):
+    """Issue 31: --nodes is checked at every node, so a game's searches average within 25 % of
+    it (the soft limit before averaged about 1.6x), and the game's counters add them up."""
+    p = _player(seed=5, nodes=nodes)
+    seen = []
+    search = p.engine.search
+
+    def counted(limits, *args, **kw):
+        out = search(limits, *args, **kw)
+        seen.append((limits.nodes, p.engine.last_nodes))
+        return out
+    p.engine.search = counted
+    p.play(0)
+    game = [n for limit, n in seen if limit == nodes]        # (not the opening's vetting)
+    assert len(game) == p.game["searched"] > 20
+    assert sum(game) == p.game["nodes"]
+    assert max(game) <= nodes + UNWIND_NODES
+    assert 0.75 * nodes <= sum(game) / len(game) <= 1.25 * nodes
+
+
 def test_keep_noisy_keeps_captures():
     p = _player(seed=5, keep_noisy=True)
     noisy = 0
@@ -193,6 +219,26 @@ def test_same_seed_same_lines_for_any_worker_count_and_after_a_resume(tmp_path):
         _run(resumed, games=6, workers=1, seed=8)      # other settings, same file
 
 
+def test_positions_count_the_whole_file_so_a_rerun_plays_only_what_is_missing(tmp_path):
+    """--positions N stops once the file holds N positions, counting a resumed run's: the same
+    command again plays nothing, a larger N tops the file up, and the sidecar's count is the
+    file's. A sidecar from before the count is counted from the file."""
+    out = tmp_path / "pos.txt"
+    first = _run(out, positions=60, workers=1)
+    n = len(_lines(out))
+    assert n >= 60 and first["positions"] == n
+    again = _run(out, positions=60, workers=1)
+    assert again["games"] == 0 and len(_lines(out)) == n
+    more = _run(out, positions=n + 40, workers=1)
+    assert more["games"] > 0 and len(_lines(out)) >= n + 40
+    side = Path(str(out) + ".json")
+    data = json.loads(side.read_text())
+    assert data["positions"] == len(_lines(out))
+    del data["positions"]                                   # an old sidecar
+    side.write_text(json.dumps(data))
+    assert _run(out, positions=n + 40, workers=1)["games"] == 0
+
+
 def test_ray_path_gives_the_local_lines(tmp_path):
     ray = pytest.importorskip("ray")
     local, remote = tmp_path / "local.txt", tmp_path / "ray.txt"
@@ -241,7 +287,7 @@ def test_interrupt_ends_cleanly_with_every_finished_game_written(tmp_path, sig, 
     assert 2 <= len(finished) < 500
     settings = D.Settings(nodes=300, seed=3, book=BOOK)
     from uci_engine import backend
-    expect = [line for _, text, _, _ in D.play_chunk(backend.selected(), settings, finished)
+    expect = [line for _, text, *_ in D.play_chunk(backend.selected(), settings, finished)
               for line in text.splitlines()]
     assert _lines(out) == sorted(expect)
 

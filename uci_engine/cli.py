@@ -44,9 +44,11 @@ def _build_parser():
     n = d.add_mutually_exclusive_group()
     n.add_argument("--games", type=int, default=None, help="play games 0 .. N-1")
     n.add_argument("--positions", type=int, default=None,
-                   help="play new games until N positions are written")
+                   help="play new games until the file holds N positions (a resumed run "
+                        "counts those it has)")
     d.add_argument("--nodes", type=int, default=5000,
-                   help="soft node limit per move (hard cap 4x; default 5000)")
+                   help="node limit per move, checked at every node as 'go nodes' does "
+                        "(default 5000)")
     d.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     d.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     d.add_argument("--book", default=None,

@@ -51,8 +51,8 @@ def _select_backend(backend):
 
 def _worker(backend, settings, tasks, results):
     """Process body: play the game numbers read from ``tasks`` (None ends) and put
-    ``(game, output, positions, result)`` (:meth:`GamePlayer.play_output`) on ``results``.
-    Ctrl-C is left to the parent."""
+    ``(game, output, positions, result, searched, nodes)`` (:meth:`GamePlayer.play_output`)
+    on ``results``. Ctrl-C is left to the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _select_backend(backend)
     player = GamePlayer(settings)
@@ -65,8 +65,8 @@ def _worker(backend, settings, tasks, results):
 
 def play_chunk(backend, settings, games):
     """Play the games numbered ``games`` (list of int) in this process; returns a list of
-    ``(game, output, positions, result)`` (:meth:`GamePlayer.play_output`). The body of a Ray
-    task; also usable directly."""
+    ``(game, output, positions, result, searched, nodes)`` (:meth:`GamePlayer.play_output`).
+    The body of a Ray task; also usable directly."""
     _select_backend(backend)
     player = GamePlayer(settings)
     return [(g, *player.play_output(g)) for g in games]
@@ -111,6 +111,9 @@ class Progress:
             key["net"] = settings.net_digest                  # which net evaluated the games
         if settings.fmt != "text":
             key["format"] = settings.fmt                  # (text runs keep their old key)
+        # --nodes is checked at every node since issue 31 (before: a soft limit, checked after
+        # a root move, with a hard cap of 4x): a run of the old kind is not resumed
+        key["node_limit"] = "every node"
         self.key = key
         self.about = {"format": settings.fmt, "net_sha256": settings.net_sha256,
                       "book": settings.book_name or (f"{len(settings.book)} positions"
@@ -122,7 +125,11 @@ class Progress:
                 raise ValueError(f"{out} was made with other settings {old.get('settings')}; "
                                  f"use another --out or the same settings")
             self.done = {g for a, b in old.get("done", []) for g in range(a, b + 1)}
-        self.positions = 0
+            self.positions = old.get("positions")
+            if self.positions is None:                # a sidecar from before the count
+                self.positions = _count_positions(out, settings.fmt)
+        else:
+            self.positions = 0                        # kept positions in the whole file
         self.commit = _commit()
 
     def save(self, extra=None):
@@ -130,12 +137,28 @@ class Progress:
         # scripts/tune_eval.py, which copies them into the tuned module's header
         data = {"nodes": self.key["nodes"], "seed": self.key["seed"], "commit": self.commit,
                 "command": "uci-engine " + shlex.join(sys.argv[1:]), **self.about,
-                "settings": self.key, "done": _ranges(self.done)}
+                "settings": self.key, "done": _ranges(self.done), "positions": self.positions}
         data.update(extra or {})
         tmp = self.path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(data, f)
         os.replace(tmp, self.path)
+
+
+def _count_positions(out, fmt):
+    """Kept positions (int) in an existing output file: its lines, or a game-record file's
+    kept positions (:func:`uci_engine.gamerecord.stats`, a replay: slow on big files, only for
+    sidecars written before they counted)."""
+    if not os.path.exists(out):
+        return 0
+    if fmt == "records":
+        from .gamerecord import stats
+        try:
+            return stats(out)["positions"]
+        except ValueError:                  # a game cut short: counted as none, played again
+            return 0
+    with open(out, encoding="utf-8") as f:
+        return sum(1 for _ in f)
 
 
 def _raise_interrupt(signum, frame):
@@ -159,12 +182,14 @@ def _stop_on_signals():
 def run(out, settings, backend, games=None, positions=None, workers=1, ray_address=None,
         progress=True, log=print):
     """Play games and append their lines to ``out``; returns a summary dict (games, positions,
-    seconds, games_per_s, positions_per_s, results).
+    seconds, games_per_s, positions_per_s, results, and ``searches``, ``searches_per_s`` and
+    ``nodes_per_search``: the searches after the openings, one a position of a game record).
 
     ``games``: play game numbers 0 .. games-1 (skipping those already in the sidecar).
-    ``positions``: instead, keep numbering new games until this many positions are written in
-    this run. ``workers`` local processes, or Ray tasks on the cluster at ``ray_address``
-    ("local" starts one on this machine)."""
+    ``positions``: instead, keep numbering new games until the file holds this many positions
+    (those of a resumed run count: the same command again plays only what is missing).
+    ``workers`` local processes, or Ray tasks on the cluster at ``ray_address`` ("local"
+    starts one on this machine)."""
     prog = Progress(out, settings)
     records = settings.fmt == "records"
     if os.path.exists(out) and os.path.getsize(out) and is_record_file(out) != records:
@@ -181,6 +206,7 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     t0 = time.perf_counter()
     written = 0
     n_games = 0
+    n_searched = n_nodes = 0             # searches after the openings, and their nodes
     results = {1.0: 0, 0.5: 0, 0.0: 0}
     bar = None
     try:
@@ -189,7 +215,8 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
         progress = False
     if progress:
         bar = tqdm(total=want_games if want_games else positions, unit="game" if want_games
-                   else "pos", dynamic_ncols=True, file=sys.stderr)
+                   else "pos", initial=0 if want_games else min(prog.positions, positions),
+                   dynamic_ncols=True, file=sys.stderr)
 
     def next_games():
         g = 0
@@ -201,22 +228,26 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
             g += 1
 
     def enough():
-        return positions is not None and written >= positions
+        return positions is not None and prog.positions >= positions
 
-    def record(f, g, output, n_pos, result):
-        nonlocal written, n_games
+    def record(f, g, output, n_pos, result, searched, nodes):
+        nonlocal written, n_games, n_searched, n_nodes
+        n_searched += searched
+        n_nodes += nodes
         if output:
             f.write(output)
             f.flush()
         prog.done.add(g)
         written += n_pos
+        prog.positions += n_pos
         n_games += 1
         results[result] += 1
         prog.save()
         if bar is not None:
             el = max(time.perf_counter() - t0, 1e-9)
             bar.update(1 if want_games else n_pos)
-            bar.set_postfix_str(f"{n_games / el:.2f} games/s, {written / el:.0f} pos/s")
+            bar.set_postfix_str(f"{n_games / el:.2f} games/s, {written / el:.0f} pos/s, "
+                                f"{n_nodes / max(n_searched, 1):.0f} nodes/search")
 
     source = next_games()
     interrupted = False
@@ -225,7 +256,9 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
         if records and f.tell() == 0:
             f.write(MAGIC)
         try:
-            if ray_address:
+            if enough():
+                pass                            # the file already holds what was asked
+            elif ray_address:
                 _run_ray(ray_address, backend, settings, source, enough, record, f, workers)
             else:
                 _run_local(backend, settings, source, enough, record, f, workers)
@@ -241,11 +274,15 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     summary = {"games": n_games, "positions": written, "seconds": round(el, 1),
                "games_per_s": round(n_games / el, 3), "positions_per_s": round(written / el, 1),
                "white_wins": results[1.0], "draws": results[0.5], "black_wins": results[0.0],
+               "searches": n_searched, "searches_per_s": round(n_searched / el, 1),
+               "nodes_per_search": round(n_nodes / max(n_searched, 1), 1),
                "interrupted": interrupted}
     log(f"datagen: {n_games} games, {written} positions in {el:.1f} s: "
         f"{n_games / el:.2f} games/s, {written / el:.0f} positions/s "
         f"(+{results[1.0]} ={results[0.5]} -{results[0.0]}, White's view; "
-        f"nodes {settings.nodes}, workers {workers}{', interrupted' if interrupted else ''})")
+        f"nodes {settings.nodes}, workers {workers}{', interrupted' if interrupted else ''}); "
+        f"{n_searched} searches, {n_searched / el:.0f}/s, "
+        f"{n_nodes / max(n_searched, 1):.0f} nodes each")
     return summary
 
 
@@ -267,13 +304,13 @@ def _run_local(backend, settings, source, enough, record, f, workers):
             in_flight += 1
         while in_flight:
             try:
-                g, output, n_pos, result = results.get(timeout=1.0)
+                item = results.get(timeout=1.0)
             except Exception:                         # queue.Empty: check the workers live
                 if not any(p.is_alive() for p in procs):
                     raise RuntimeError("every datagen worker died")
                 continue
             in_flight -= 1
-            record(f, g, output, n_pos, result)
+            record(f, *item)
             if not enough():
                 nxt = next(source, None)
                 if nxt is not None:
@@ -283,10 +320,10 @@ def _run_local(backend, settings, source, enough, record, f, workers):
         # games that finished while we were interrupted are written too
         while True:
             try:
-                g, output, n_pos, result = results.get(timeout=0.2)
+                item = results.get(timeout=0.2)
             except Exception:
                 break
-            record(f, g, output, n_pos, result)
+            record(f, *item)
         raise
     finally:
         for p in procs:

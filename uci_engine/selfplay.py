@@ -1,8 +1,9 @@
 """One self-play game for ``uci-engine datagen`` (plain Python over the compiled search): a book
-opening plus random plies vetted by a short search, then node-limited searches from a cleared
-TT until the rules, a tablebase or an adjudication end the game; its kept positions come out as
-text lines (:mod:`uci_engine.dataformat`) or the game as a compact record
-(:mod:`uci_engine.gamerecord`). :mod:`uci_engine.datagen` runs many of them into a file.
+opening plus random plies vetted by a short search, then node-limited searches (the limit
+checked at every node, as ``go nodes``) from a cleared TT until the rules, a tablebase or an
+adjudication end the game; its kept positions come out as text lines
+(:mod:`uci_engine.dataformat`) or the game as a compact record (:mod:`uci_engine.gamerecord`).
+:mod:`uci_engine.datagen` runs many of them into a file.
 """
 import os
 
@@ -29,8 +30,6 @@ OPENING_MAX_SCORE = 400
 OPENING_NODES = 1000
 #: openings tried for one game before giving up (RuntimeError)
 MAX_OPENING_TRIES = 1000
-#: hard node cap per move, as a multiple of the soft limit (--nodes)
-HARD_NODE_FACTOR = 4
 #: a game still running at this ply is ended as a draw (never reached in practice)
 MAX_GAME_PLIES = 800
 #: transposition table per worker (MiB); enough for 20,000-node searches
@@ -63,13 +62,14 @@ def read_book(path):
 
 
 class Settings:
-    """What a run plays: soft node limit per move (``nodes``), master ``seed``, book FENs
-    (``book``; empty = the start position), ``syzygy`` directory or None, ``keep_noisy``, and
-    the largest |score| (centipawns) of an accepted opening (``opening_max_score``) and the
-    inclusive range of random plies after the book position (``random_plies``); ``eval_file``
-    an NNUE net file to evaluate with (None: the hand-crafted evaluation); ``fmt`` one of
-    FORMATS; ``book_name`` (str) names the book in the sidecar. Raises OSError or ValueError for
-    a net file that cannot be loaded or an unknown format."""
+    """What a run plays: node limit per move (``nodes``, checked inside the search), master
+    ``seed``, book FENs (``book``; empty = the start position), ``syzygy`` directory or None,
+    ``keep_noisy``, and the largest |score| (centipawns) of an accepted opening
+    (``opening_max_score``) and the inclusive range of random plies after the book position
+    (``random_plies``); ``eval_file`` an NNUE net file to evaluate with (None: the
+    hand-crafted evaluation); ``fmt`` one of FORMATS; ``book_name`` (str) names the book in
+    the sidecar. Raises OSError or ValueError for a net file that cannot be loaded or an
+    unknown format."""
 
     def __init__(self, nodes=5000, seed=0, book=(), syzygy=None, keep_noisy=False,
                  opening_max_score=OPENING_MAX_SCORE, random_plies=RANDOM_PLIES, eval_file=None,
@@ -130,9 +130,12 @@ class GamePlayer:
 
     # --- one game --------------------------------------------------------------------------
     def _search(self, nodes):
+        """Search the current position to ``nodes`` nodes (``go nodes``: the limit is checked
+        at every node, and an iteration cut short keeps what its finished root moves proved);
+        returns ``(move, score)``, the score in centipawns from the side to move's view."""
         from .timeman import Limits
         eng = self.engine
-        eng.search(Limits(nodes=HARD_NODE_FACTOR * nodes, soft_nodes=nodes))
+        eng.search(Limits(nodes=nodes))
         return eng.last_move, eng.last_score
 
     def _opening(self, rng):
@@ -219,7 +222,9 @@ class GamePlayer:
     def play(self, game):
         """Play game number ``game`` (int); returns its output lines (list of str, no newline)
         and the result (float, White's view). ``self.game`` then holds the book FEN, every
-        move played from it (UCI, random plies included), the result and the reason."""
+        move played from it (UCI, random plies included), the result and the reason, and
+        ``searched`` and ``nodes``: the searches of the game after its opening and their
+        nodes."""
         rng = np.random.default_rng(game_seed(self.s.seed, game))
         for _ in range(MAX_OPENING_TRIES):
             if self._opening(rng) is not None:
@@ -231,6 +236,7 @@ class GamePlayer:
         eng.clear()
         kept = []                                          # (fen, white-view score)
         scores = self.game["scores"] = []                  # every searched ply, White's view
+        searched = nodes = 0
         win_run = draw_run = 0
         win_sign = 0
         result = None
@@ -245,6 +251,8 @@ class GamePlayer:
             row = eng.root
             stm = int(eng.st[row, P.STM])
             move, score = self._search(self.s.nodes)
+            searched += 1
+            nodes += eng.last_nodes
             white = score if stm == 0 else -score
             scores.append(white)
             mate = abs(score) >= S.MATE_BOUND
@@ -271,17 +279,20 @@ class GamePlayer:
             self._push(move, white)
         if result is None:
             result = 0.5
-        self.game.update(result=result, reason=reason)
+        self.game.update(result=result, reason=reason, searched=searched, nodes=nodes)
         return [format_line(fen, score, result) for fen, score in kept], result
 
     def play_output(self, game):
-        """Play game number ``game``; returns ``(output, positions, result)``: the text to
-        append (str, lines with newlines) or the game record (bytes, :mod:`uci_engine.gamerecord`)
-        as ``Settings.fmt`` says, the number of kept positions and the result (White's view)."""
+        """Play game number ``game``; returns ``(output, positions, result, searched,
+        nodes)``: the text to append (str, lines with newlines) or the game record (bytes,
+        :mod:`uci_engine.gamerecord`) as ``Settings.fmt`` says, the number of kept positions,
+        the result (White's view), and the game's searches after its opening and their nodes
+        (the node budget's use)."""
         lines, result = self.play(game)
+        stats = (len(lines), result, self.game["searched"], self.game["nodes"])
         if self.s.fmt == "records":
-            return encode_game(self.game["fen"], self.game["plies"], result), len(lines), result
-        return "".join(line + "\n" for line in lines), len(lines), result
+            return (encode_game(self.game["fen"], self.game["plies"], result), *stats)
+        return ("".join(line + "\n" for line in lines), *stats)
 
 
 # --- workers -----------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ class Limits:
     movestogo: int | None = None
     depth: int | None = None
     nodes: int | None = None
-    soft_nodes: int | None = None   # no new iteration once this many nodes are searched
     mate: int | None = None
     movetime: int | None = None
     infinite: bool = False

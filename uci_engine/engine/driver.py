@@ -69,8 +69,7 @@ class SearchDriver:
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
         h = self.ctl
-        _new_search(h, self.ss, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0,
-                    limits.soft_nodes or 0)
+        _new_search(h, self.ss, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0)
         white = int(self.st[self.root, P.STM]) == 0
         self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._scaled_soft_ms = self.soft_ms
@@ -133,7 +132,6 @@ class SearchDriver:
                 # millisecond, so finish it rather than answer with an unsearched move.
                 h[SS.STOP] = 0
                 h[SS.NODE_LIMIT] = 0
-                h[SS.SOFT_NODES] = 0
                 h[SS.ROOT_N] = len(allowed) if len(allowed) != len(legal) else 0
                 if h[SS.ROOT_N]:
                     h[SS.ROOT_MOVES:SS.ROOT_MOVES + len(allowed)] = allowed

@@ -15,10 +15,10 @@ HELPER_DEPTH_STAGGER = 2
 VOTE_SCORE_OFFSET = 14
 
 
-def _new_search(ctl, ss, age, node_limit, soft_nodes):
+def _new_search(ctl, ss, age, node_limit):
     """Reset a thread's control block ``ctl`` and search stack ``ss`` for a new search: stop
-    flag, counters, root best move and killers cleared; TT generation ``age``; node limits
-    (0 = none)."""
+    flag, counters, root best move and killers cleared; TT generation ``age``; node limit
+    ``node_limit`` (0 = none)."""
     ctl[SS.STOP] = 0
     ctl[SS.NODES] = 0
     ctl[SS.SELDEPTH] = 0
@@ -27,7 +27,6 @@ def _new_search(ctl, ss, age, node_limit, soft_nodes):
     ss[SS.KILLERS:SS.KILLERS + 2 * SS.MAX_PLY] = 0
     ss[SS.EXCLUDED:SS.EXCLUDED + SS.MAX_PLY + 4] = 0
     ctl[SS.NODE_LIMIT] = node_limit
-    ctl[SS.SOFT_NODES] = soft_nodes
     ctl[SS.SOFT_STOP] = 0
 
 
@@ -83,7 +82,7 @@ class LazySmp:
             w.root = self.root
             w.completed = None
             h = w.ctl
-            _new_search(h, w.ss, self.ctl[SS.AGE], 0, 0)   # the main thread alone counts nodes
+            _new_search(h, w.ss, self.ctl[SS.AGE], 0)   # the main thread alone counts nodes
             h[SS.ROOT_N] = len(root_moves)
             h[SS.ROOT_MOVES:SS.ROOT_MOVES + len(root_moves)] = root_moves
             w.thread = threading.Thread(target=self._helper_loop, args=(w, k, max_depth),

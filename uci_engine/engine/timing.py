@@ -60,8 +60,6 @@ class StopControl:
             return True
         if limits.depth and depth >= limits.depth:
             return True
-        if limits.soft_nodes and self.ctl[SS.NODES] >= limits.soft_nodes:
-            return True
         if self.soft_ms is not None:
             self._tm_stability = self._tm_stability + 1 if best == self._tm_best else 0
             drop = (self._tm_score - score

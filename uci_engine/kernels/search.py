@@ -38,7 +38,7 @@ from .draw import is_draw
 from .static_eval import static_eval, nnue_push
 from .state import (MAX_PLY, MATE, INF, MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOUND_LOWER,
                     BOUND_EXACT, AGE, STOP, NODES, NODE_LIMIT, SELDEPTH, ROOT_ROW, ROOT_N,
-                    BEST_MOVE, BEST_SCORE, ROOT_DONE, SOFT_NODES, SOFT_STOP, BEST_NODES,
+                    BEST_MOVE, BEST_SCORE, ROOT_DONE, SOFT_STOP, BEST_NODES,
                     ITER_NODES, ROOT_MOVES, PV_LEN, PV, KILLERS, COUNTER, EVAL_STACK, EXCLUDED,
                     DOUBLE_EXT, PICK, PICK_FIELDS, PICK_STAGE, PICK_TT, PICK_END, PICK_SCORE,
                     MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES)
@@ -572,9 +572,9 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
         # Step 19. Soft stop at the root: the soft deadline ends the search after a whole root
         # move (part of the scaled soft limit, +22.6 +- 12.4 Elo for SOFT_SCALE,
         # docs/strength.md).
-        if root and (ctl[SOFT_STOP] or (ctl[SOFT_NODES] and ctl[NODES] >= ctl[SOFT_NODES])):
-            # soft time or node limit: end the search after a whole root move, keeping what
-            # the finished root moves proved
+        if root and ctl[SOFT_STOP]:
+            # soft time limit: end the search after a whole root move, keeping what the
+            # finished root moves proved
             ctl[STOP] = 1
             return best
     # Step 20. Mate or stalemate, then the correction history learns from the search score

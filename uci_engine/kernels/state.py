@@ -38,13 +38,12 @@ ROOT_N = 6          # root move filter length (0 = all legal moves)
 BEST_MOVE = 7       # best root move of the current iteration (0 = none yet)
 BEST_SCORE = 8
 ROOT_DONE = 9       # root moves fully searched in the current iteration
-SOFT_NODES = 10     # stop after a root move once NODES reaches this (0 = none)
-SOFT_STOP = 11      # set to 1 by the controller's soft deadline: stop after the next root move
-BEST_NODES = 12     # nodes spent on the root move that is best in the current root search
-ITER_NODES = 13     # NODES when the current root search started
-NNUE_CHECK = 14     # 1: every NNUE eval also refreshes (test mode)
-NNUE_EVALS = 15     # NNUE evals checked against a refresh
-NNUE_MISMATCHES = 16  # ... whose incremental accumulator differed
+SOFT_STOP = 10      # set to 1 by the controller's soft deadline: stop after the next root move
+BEST_NODES = 11     # nodes spent on the root move that is best in the current root search
+ITER_NODES = 12     # NODES when the current root search started
+NNUE_CHECK = 13     # 1: every NNUE eval also refreshes (test mode)
+NNUE_EVALS = 14     # NNUE evals checked against a refresh
+NNUE_MISMATCHES = 15  # ... whose incremental accumulator differed
 ROOT_MOVES = 32     # int[256]: allowed root moves
 CTL_LEN = ROOT_MOVES + 256
 

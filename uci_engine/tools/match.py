@@ -87,6 +87,27 @@ async def run_match(cfg: MatchConfig, out: Callable[[str], None] = print,
     return run.res
 
 
+def play_match(argv: list[str], log: Callable[[str], None] = print) -> dict:
+    """Play one match in this process from our runner's (cutechess-cli) arguments ``argv``;
+    returns engine 1's results: ``wins``, ``losses``, ``draws`` (int), ``penta`` (list of 5
+    game-pair counts, LL to WW), ``faults`` (dict result type -> games engine 1 lost by time,
+    illegal move, crash or stall) and ``stopped`` (bool). Raises ArgError on a bad command
+    line and RuntimeError when the match could not start (an engine failed, no openings)."""
+    cfg = parse_args(argv)
+    quiet_engine_logs()
+    res = asyncio.run(run_match(cfg, out=log, warn=log))
+    if res.error and not res.players[0].games:
+        raise RuntimeError(f"match failed: {res.error}")
+    first = res.players[0]
+    faults: dict[str, int] = {}
+    for rec in res.records.values():
+        loser = rec.fault_loser
+        if loser is not None and (rec.white if loser else rec.black) == first.name:
+            faults[rec.rtype] = faults.get(rec.rtype, 0) + 1
+    return {"wins": first.wins, "losses": first.losses, "draws": first.draws,
+            "penta": list(res.penta), "faults": faults, "stopped": res.stopped}
+
+
 def quiet_engine_logs() -> None:
     """python-chess warns about every unexpected engine line (xboard engines chat a lot);
     show only errors unless ``-debug``."""

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Remake the shipped nets from nothing: self-play data, then training, generation by generation.
+
+A new machine has none of the training data (it stays out of git). This script replays the
+chain that made the shipped nets (docs/nets.md): the hand-crafted evaluation's self-play trains
+generation 0, generation 0's self-play trains generation 1, and so on, each generation's data
+made by the net this script remade before it, so the chain needs nothing but the engine. Each
+step is one of the two commands docs/nets.md records (``uci-engine datagen`` in the compact
+game-record format, then ``scripts/train_nnue.py``), printed before it runs.
+
+It resumes: a data file that already holds its positions is not played again (datagen's
+sidecar counts them, and a run cut short is topped up), and a net whose file and record exist
+is not trained again (``--retrain`` trains it anyway). Nets go to ``--nets-dir`` (default
+``data/nets``), never over the shipped ones; compare a remade net with the shipped one in games
+before replacing it.
+
+The plan (:data:`GENERATIONS`) follows docs/nets.md with two differences: generation 0's data
+is the first 1,000,000 positions written (not ``head -1000000`` of a 3,000,000-position run,
+the same thing) and the runs stopped by hand after 70 and 78 minutes are given their position
+counts. Datagen changed since (the node limit is now checked at every node, issue 31), so the
+remade nets are new nets of the same recipe, not byte copies.
+
+Usage:
+  python scripts/make_nets.py                      # every generation up to the shipped net
+  python scripts/make_nets.py --upto gen0_h128     # stop after a generation
+  python scripts/make_nets.py --dry-run            # print the commands and what is done
+  python scripts/make_nets.py --small              # a tiny chain (smoke test, minutes)
+"""
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+BOOK = os.path.normpath(os.path.join(ROOT, "tests", "data", "openings", "noob_2moves.epd"))
+#: the Syzygy tables docs/nets.md's runs used (``../shared/data/syzygy`` beside the checkout); a
+#: run without them ends
+#: its games by the rules and adjudication alone
+SYZYGY = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "syzygy"))
+
+
+@dataclass(frozen=True)
+class Data:
+    """One self-play run: its file name (``<name>.rec`` in the data directory), the net that
+    plays it (a generation's name, or None: the hand-crafted evaluation), nodes per move,
+    seed, and the kept positions it must hold."""
+    name: str
+    net: str | None
+    nodes: int
+    seed: int
+    positions: int
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One net: its name (``<name>.nnue``), the runs it trains on (in order: the last run's
+    tail is the held-out part) and the trainer's options."""
+    name: str
+    data: tuple
+    train: tuple = field(default=())
+
+
+_HCE_S1 = Data("hce5k_s1", None, 5000, 1, 1_000_000)
+_GEN0_S2 = Data("gen0_5k_s2", "gen0_h128", 5000, 2, 1_148_959)
+_GEN1_S3 = Data("gen1_2k5_s3", "gen1_h128", 2500, 3, 2_654_075)
+#: docs/nets.md, generations 0-2 (gen2_h128 is the shipped net)
+GENERATIONS = (
+    Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
+                                         "--lr", "0.004", "--lambda", "0.0")),
+    Generation("gen1_h128", (_GEN0_S2,), ("--hidden", "128", "--epochs", "20", "--batch",
+                                          "16384", "--lr", "0.004", "--lambda", "0.0")),
+    Generation("gen2_h128", (_GEN0_S2, _GEN1_S3), ("--hidden", "128", "--epochs", "15",
+                                                   "--batch", "16384", "--lr", "0.004",
+                                                   "--lambda", "0.0", "--mirror")),
+)
+
+
+def small_plan():
+    """A three-generation chain of the same shape, small enough for a smoke test."""
+    tiny = ("--hidden", "16", "--epochs", "1", "--batch", "256", "--lr", "0.004",
+            "--lambda", "0.0")
+    d0, d1 = Data("s_hce", None, 300, 1, 150), Data("s_gen0", "s_gen0", 300, 2, 150)
+    d2 = Data("s_gen1", "s_gen1", 300, 3, 150)
+    return (Generation("s_gen0", (d0,), tiny), Generation("s_gen1", (d1,), tiny),
+            Generation("s_gen2", (d1, d2), tiny + ("--mirror",)))
+
+
+def held_positions(path):
+    """Kept positions a datagen output holds, from its sidecar (0 when there is none)."""
+    try:
+        with open(path + ".json", encoding="utf-8") as f:
+            return int(json.load(f).get("positions") or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def datagen_cmd(d, data_dir, nets_dir, workers, syzygy):
+    cmd = [sys.executable, "-m", "uci_engine", "datagen", "--out", os.path.join(data_dir, d.name + ".rec"),
+           "--format", "records", "--positions", str(d.positions), "--nodes", str(d.nodes),
+           "--seed", str(d.seed), "--book", BOOK, "--quiet"]
+    if workers:
+        cmd += ["--workers", str(workers)]
+    if d.net is not None:
+        cmd += ["--eval-file", os.path.join(nets_dir, d.net + ".nnue")]
+    if syzygy:
+        cmd += ["--syzygy", syzygy]
+    return cmd
+
+
+def train_cmd(g, data_dir, nets_dir, threads):
+    return [sys.executable, os.path.join(ROOT, "scripts", "train_nnue.py"),
+            *[os.path.join(data_dir, d.name + ".rec") for d in g.data],
+            "--out", os.path.join(nets_dir, g.name + ".nnue"), *g.train,
+            "--threads", str(threads), "--no-progress"]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data-dir", default="data", help="self-play files (data)")
+    ap.add_argument("--nets-dir", default=os.path.join("data", "nets"), help="nets (data/nets)")
+    ap.add_argument("--upto", default=None, help="the last generation to make")
+    ap.add_argument("--workers", type=int, default=None, help="datagen processes (all cores)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="trainer threads (all cores)")
+    ap.add_argument("--syzygy", default=SYZYGY if os.path.isdir(SYZYGY) else None,
+                    help="Syzygy directory (default ../shared/data/syzygy when present)")
+    ap.add_argument("--retrain", action="store_true", help="train nets that exist again")
+    ap.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
+    ap.add_argument("--small", action="store_true", help="a tiny chain (smoke test)")
+    args = ap.parse_args(argv)
+    plan = small_plan() if args.small else GENERATIONS
+    names = [g.name for g in plan]
+    if args.upto is not None and args.upto not in names:
+        print(f"error: --upto {args.upto!r} is not one of {', '.join(names)}", file=sys.stderr)
+        return 2
+    last = names.index(args.upto) if args.upto else len(plan) - 1
+    args.data_dir, args.nets_dir = os.path.abspath(args.data_dir), os.path.abspath(args.nets_dir)
+    os.makedirs(args.data_dir, exist_ok=True)
+    os.makedirs(args.nets_dir, exist_ok=True)
+    for g in plan[:last + 1]:
+        for d in g.data:
+            path = os.path.join(args.data_dir, d.name + ".rec")
+            have = held_positions(path)
+            cmd = datagen_cmd(d, args.data_dir, args.nets_dir, args.workers, args.syzygy)
+            if have >= d.positions:
+                print(f"{d.name}: done ({have:,} of {d.positions:,} positions)", flush=True)
+                continue
+            print(f"{d.name}: {have:,} of {d.positions:,} positions; {shlex.join(cmd)}",
+                  flush=True)
+            if not args.dry_run:
+                subprocess.run(cmd, check=True)
+        net = os.path.join(args.nets_dir, g.name + ".nnue")
+        cmd = train_cmd(g, args.data_dir, args.nets_dir, args.threads)
+        if os.path.exists(net) and os.path.exists(net + ".json") and not args.retrain:
+            print(f"{g.name}: done ({net})", flush=True)
+            continue
+        print(f"{g.name}: {shlex.join(cmd)}", flush=True)
+        if not args.dry_run:
+            subprocess.run(cmd, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

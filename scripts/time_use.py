@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""How an engine spent its clock in a match: time per move by phase, the clock it kept, the
+longest move against the clock it had, and time losses (issue 31, point 6: the soft and hard
+limits and ``Move Overhead`` at 1+0.01, 10+0.1 and 60+0.6).
+
+Reads the PGN files our runner (or cutechess-cli, fastchess) writes: each move's comment holds
+its time, ``{+0.24/12 0.31s}``, and the ``TimeControl`` (or ``WhiteTimeControl`` /
+``BlackTimeControl``) tag gives ``base+inc`` in seconds (``moves/base+inc`` too; a game
+without a clock is skipped). The clock is replayed from the tags: before each move of the
+engine ``left``, after it ``left - time + inc`` (a new period adds the base after ``moves``
+moves).
+
+Prints, for the engine named ``--engine`` (the PGN's player name):
+
+* games and moves read, time losses (``Termination "time forfeit"``);
+* the mean time per move over moves 1-10, 11-20, 21-40, 41-60 and 61 on (seconds, and as a
+  share of the base time);
+* the median share of the base left on the clock after the engine's 40th move and at the end
+  of the game (time not spent is strength not used, a clock near zero is a flag risk);
+* the lowest clock before a move (milliseconds, and in increments) and the largest share of the
+  clock one move took (the hard limit caps it at 30 %, uci_engine/timeman.py).
+
+Usage: python scripts/time_use.py GAMES.pgn [MORE.pgn ...] --engine NAME
+"""
+import argparse
+import re
+import statistics
+import sys
+
+import chess.pgn
+
+#: a move comment's time: the last "<seconds>s" token (cutechess writes "{score/depth time}")
+TIME_RE = re.compile(r"(\d+(?:\.\d+)?)s\b")
+#: move-number bands of the per-phase means (engine's own moves, inclusive)
+PHASES = ((1, 10), (11, 20), (21, 40), (41, 60), (61, 10 ** 6))
+
+
+def parse_tc(text):
+    """``(moves or None, base_s, inc_s)`` of a PGN time control (``10+0.1``, ``40/60+0.6``,
+    ``60``); None for a game without a clock (``inf``, ``-``, ``?``, a node or depth limit)."""
+    if not text:
+        return None
+    m = re.fullmatch(r"(?:(\d+)/)?(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?", text.strip())
+    if not m:
+        return None
+    return (int(m.group(1)) if m.group(1) else None, float(m.group(2)),
+            float(m.group(3) or 0.0))
+
+
+def engine_moves(game, name):
+    """The engine's moves of one game as ``(clock_before_s, time_s)`` pairs and the clock it
+    ended with, with its time control ``(moves, base, inc)``; None when the engine did not play
+    the game or the game has no clock for it."""
+    white = game.headers.get("White") == name
+    if not white and game.headers.get("Black") != name:
+        return None
+    tc = parse_tc(game.headers.get("WhiteTimeControl" if white else "BlackTimeControl")
+                  or game.headers.get("TimeControl"))
+    if tc is None:
+        return None
+    moves, base, inc = tc
+    left, played, out = base, 0, []
+    for node in game.mainline():
+        if node.parent.board().turn != (chess.WHITE if white else chess.BLACK):
+            continue
+        found = TIME_RE.findall(node.comment or "")
+        spent = float(found[-1]) if found else 0.0
+        out.append((left, spent))
+        left = left - spent + inc
+        played += 1
+        if moves and played % moves == 0:
+            left += base
+    return out, left, tc
+
+
+def summarise(paths, name):
+    """The figures of the docstring as a dict (see :func:`main` for the printout)."""
+    games = losses = 0
+    by_phase = {p: [] for p in PHASES}
+    after40, at_end, lowest, worst = [], [], [], []
+    base = inc = None
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            while (game := chess.pgn.read_game(f)) is not None:
+                got = engine_moves(game, name)
+                if got is None:
+                    continue
+                moves, end_left, (_, base, inc) = got
+                games += 1
+                result = game.headers.get("Result")
+                lost = (result == "0-1") if game.headers.get("White") == name else (
+                    result == "1-0")
+                if lost and game.headers.get("Termination", "") == "time forfeit":
+                    losses += 1
+                for i, (left, spent) in enumerate(moves, 1):
+                    for p in PHASES:
+                        if p[0] <= i <= p[1]:
+                            by_phase[p].append(spent)
+                    if left > 0:
+                        worst.append(spent / left)
+                    lowest.append(left)
+                    if i == 40:
+                        after40.append((left - spent + inc) / base)
+                at_end.append(end_left / base)
+    return {"games": games, "moves": sum(len(v) for v in by_phase.values()),
+            "time_losses": losses, "base": base, "inc": inc,
+            "phase_means": {p: (statistics.fmean(v) if v else None) for p, v in by_phase.items()},
+            "left_after_40": statistics.median(after40) if after40 else None,
+            "left_at_end": statistics.median(at_end) if at_end else None,
+            "lowest_clock": min(lowest) if lowest else None,
+            "largest_share": max(worst) if worst else None}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pgn", nargs="+")
+    ap.add_argument("--engine", required=True, help="the player name in the PGN")
+    args = ap.parse_args(argv)
+    s = summarise(args.pgn, args.engine)
+    if not s["games"]:
+        print(f"error: no timed game of {args.engine!r} in {', '.join(args.pgn)}",
+              file=sys.stderr)
+        return 1
+    base, inc = s["base"], s["inc"]
+    print(f"{args.engine}: {s['games']} games, {s['moves']} moves at {base:g}+{inc:g}, "
+          f"{s['time_losses']} time losses")
+    for (lo, hi), mean in s["phase_means"].items():
+        if mean is not None:
+            band = f"{lo}-{hi}" if hi < 10 ** 6 else f"{lo}+"
+            print(f"  moves {band:>6}: {mean:.3f} s a move ({mean / base:.2%} of the base)")
+    if s["left_after_40"] is not None:
+        print(f"  clock after move 40 (median): {s['left_after_40']:.1%} of the base")
+    print(f"  clock at the end (median): {s['left_at_end']:.1%} of the base")
+    low = s["lowest_clock"]
+    print(f"  lowest clock before a move: {low * 1000:.0f} ms"
+          + (f" ({low / inc:.1f} increments)" if inc else ""))
+    print(f"  largest share of the clock one move took: {s['largest_share']:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

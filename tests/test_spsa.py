@@ -1,0 +1,155 @@
+"""fishtest's SPSA (uci_engine/tools/spsa.py) and its driver scripts/tune_search.py: the
+schedules, a known optimum found on a simulated match, resuming that replays the same steps,
+and the script end to end with fake engines (interrupted after one step, then resumed)."""
+import importlib.util
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from uci_engine import params as SP
+from uci_engine.tools import spsa
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKES = ROOT / "tests" / "fake_engines"
+
+
+def _rows():
+    return [spsa.Row("X", 20, 0, 100, 4, 0.002), spsa.Row("Y", 70, 0, 100, 4, 0.002)]
+
+
+#: the simulated engine's optimum and Elo loss per squared unit away from it
+OPTIMUM = {"X": 50, "Y": 40}
+ELO_PER_UNIT2 = 0.5
+
+
+def _elo(values):
+    return -ELO_PER_UNIT2 * sum((values[n] - OPTIMUM[n]) ** 2 for n in values)
+
+
+def _simulated_pairs(step, pairs, rng):
+    """wins - losses of the plus side over ``pairs`` game pairs, games drawn from the
+    logistic expected score of the Elo difference (no draws)."""
+    diff = _elo(step.plus) - _elo(step.minus)
+    p = 1 / (1 + 10 ** (-diff / 400))
+    wins = rng.binomial(2 * pairs, p)
+    return int(wins - (2 * pairs - wins))
+
+
+def _run(run, rng, steps=None, pairs=2):
+    n = 0
+    while not run.done and (steps is None or n < steps):
+        step = run.propose()
+        run.update(step, _simulated_pairs(step, pairs, rng), pairs)
+        n += 1
+    return run
+
+
+def test_schedules_are_fishtests():
+    """c_k ends at c_end on the last pair; a_k / c_k^2 is r_end there (the learning rate)."""
+    run = spsa.Spsa(_rows(), num_games=2000)
+    run.k = run.num_iter - 1
+    step = run.propose()
+    assert step.c == pytest.approx([4, 4])
+    assert step.a / step.c ** 2 == pytest.approx([0.002, 0.002])
+    run.k = 0
+    first = run.propose()
+    assert first.c == pytest.approx(4 * 1000 ** spsa.GAMMA)
+    assert set(first.flip.tolist()) <= {-1, 1}
+    # the plus and minus engines differ by 2 c_k along the flips, rounded
+    for i, r in enumerate(run.rows):
+        assert first.plus[r.name] - first.minus[r.name] == pytest.approx(
+            2 * first.c[i] * first.flip[i], abs=1)
+
+
+def test_spsa_finds_a_known_optimum():
+    """20,000 simulated games (issue 31's budget) from 30 units away end within 2 of it."""
+    run = _run(spsa.Spsa(_rows(), num_games=20000, seed=3), np.random.default_rng(5))
+    for name, t in zip(["X", "Y"], run.theta):
+        assert abs(t - OPTIMUM[name]) < 2, run.theta
+
+
+def test_values_are_rounded_and_clipped_to_the_range():
+    run = spsa.Spsa([spsa.Row("X", 99, 0, 100, 30)], num_games=10)
+    step = run.propose()
+    assert set(step.plus.values()) | set(step.minus.values()) <= set(range(0, 101))
+    assert 100 in (step.plus["X"], step.minus["X"])        # 99 + 30 clipped
+
+
+def test_resume_replays_the_same_steps():
+    """A run saved to JSON after 7 steps and restored ends where an uninterrupted run does."""
+    whole = _run(spsa.Spsa(_rows(), num_games=60, seed=9), np.random.default_rng(1))
+    rng = np.random.default_rng(1)
+    first = _run(spsa.Spsa(_rows(), num_games=60, seed=9), rng, steps=7)
+    saved = json.loads(json.dumps(first.state()))
+    again = spsa.Spsa(_rows(), num_games=60, seed=9)
+    again.restore(saved)
+    assert again.k == 14 and again.propose().flip.tolist() == first.propose().flip.tolist()
+    _run(again, rng)
+    assert again.theta.tolist() == whole.theta.tolist()
+
+
+def test_bad_runs_and_stale_steps_are_refused():
+    run = spsa.Spsa(_rows(), num_games=60, seed=9)
+    other = spsa.Spsa(_rows(), num_games=60, seed=10)
+    with pytest.raises(ValueError, match="another run"):
+        run.restore(other.state())
+    step = run.propose()
+    run.update(step, 1, 2)
+    with pytest.raises(ValueError, match="pair 0"):
+        run.update(step, 1, 2)
+    with pytest.raises(ValueError, match="outside"):
+        spsa.Spsa([spsa.Row("X", 200, 0, 100, 4)], num_games=10)
+    with pytest.raises(ValueError, match="game pair"):
+        spsa.Spsa(_rows(), num_games=1)
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
+    """The script against fake engines (random movers, draws at -maxmoves): stopped after one
+    step, the same command resumes at the next pair and finishes the run; the log has one line
+    per step with the values played; the SPRT command names only moved parameters."""
+    tune = _script("tune_search")
+    engine = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
+    state, log = tmp_path / "state.json", tmp_path / "log.jsonl"
+    argv = ["--games", "8", "--pairs", "2", "--tc", "1+0.01", "--maxmoves", "6",
+            "--concurrency", "1", "--params", "RFP_MARGIN,NMP_EVAL_DIV", "--engine", engine,
+            "--book", "", "--state", str(state), "--log", str(log)]
+    assert tune.main(argv + ["--steps", "1"]) == 0
+    assert json.loads(state.read_text())["k"] == 2
+    assert tune.main(argv) == 0
+    steps = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [s["k"] for s in steps] == [0, 2]
+    assert json.loads(state.read_text())["k"] == 4
+    for s in steps:
+        assert s["result"] == 0 and s["faults"] == {}        # every game a -maxmoves draw
+        assert set(s["plus"]) == {"RFP_MARGIN", "NMP_EVAL_DIV"}
+        for name, flip in zip(["RFP_MARGIN", "NMP_EVAL_DIV"], s["flip"]):
+            assert (s["plus"][name] - s["minus"][name]) * flip > 0
+    out = capsys.readouterr().out
+    assert "pairs 4 of 4 (8 games)" in out and "uci-engine-match" in out
+    # draws only: theta stays at the defaults, so the SPRT sets no option
+    sprt = out.split("SPRT against the untuned engine:")[1]
+    assert "option.RFP_MARGIN" not in sprt
+    # another run's state is refused
+    assert tune.main(argv[:-4] + ["--seed", "7", "--state", str(state), "--log", str(log)]) == 2
+
+
+def test_tune_search_rows_are_the_params_table():
+    tune = _script("tune_search")
+    rows = tune.rows_for([], spsa.R_END)
+    assert [r.name for r in rows] == [p.name for p in SP.TABLE]
+    assert all(r.c_end == p.step and r.start == p.default for r, p in zip(rows, SP.TABLE))
+    with pytest.raises(ValueError, match="unknown"):
+        tune.rows_for(["NO_SUCH"], spsa.R_END)
+    assert math.isclose(rows[0].r_end, 0.002)

@@ -1,0 +1,60 @@
+"""scripts/time_use.py replays an engine's clock from a match PGN: figures checked on games
+whose move times are known."""
+import importlib.util
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("time_use", ROOT / "scripts" / "time_use.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _game(white, black, times, tc="10+0.1", result="*", termination=None):
+    """A game of knight shuffles whose i-th ply took ``times[i]`` seconds."""
+    g = chess.pgn.Game()
+    g.headers.update(White=white, Black=black, TimeControl=tc, Result=result)
+    if termination:
+        g.headers["Termination"] = termination
+    node = g
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    for i, t in enumerate(times):
+        node = node.add_variation(chess.Move.from_uci(shuffle[i % 4]))
+        node.comment = f"+0.10/{i + 1} {t}s"
+    return str(g)
+
+
+def test_clock_replay_figures(tmp_path):
+    tu = _script()
+    # ours is White in game 1 (plies 0, 2, 4: 1.0, 2.0, 3.0 s) and Black in game 2 (0.5 s each)
+    pgn = tmp_path / "m.pgn"
+    pgn.write_text(_game("ours", "them", [1.0, 9.0, 2.0, 9.0, 3.0]) + "\n\n"
+                   + _game("them", "ours", [0.1, 0.5, 0.1, 0.5], result="1-0",
+                           termination="time forfeit") + "\n\n"
+                   + _game("x", "y", [1.0]) + "\n\n"
+                   + _game("ours", "z", [1.0], tc="inf") + "\n")
+    s = tu.summarise([str(pgn)], "ours")
+    assert s["games"] == 2 and s["moves"] == 5 and s["time_losses"] == 1
+    assert s["phase_means"][(1, 10)] == pytest.approx((1 + 2 + 3 + 0.5 + 0.5) / 5)
+    # game 1 ends with 10 - 6 + 3 * 0.1 = 4.3 s, game 2 with 10 - 1 + 0.2 = 9.2 s
+    assert s["left_at_end"] == pytest.approx((4.3 / 10 + 9.2 / 10) / 2)
+    # the lowest clock: game 1 before its third move, 10 - 1 - 2 + 0.2 = 7.2 s
+    assert s["lowest_clock"] == pytest.approx(7.2)
+    assert s["largest_share"] == pytest.approx(3.0 / 7.2)
+    assert tu.main([str(pgn), "--engine", "ours"]) == 0
+    assert tu.main([str(pgn), "--engine", "nobody"]) == 1
+
+
+def test_time_controls():
+    tu = _script()
+    assert tu.parse_tc("10+0.1") == (None, 10.0, 0.1)
+    assert tu.parse_tc("40/60+0.6") == (40, 60.0, 0.6)
+    assert tu.parse_tc("60") == (None, 60.0, 0.0)
+    assert tu.parse_tc("inf") is None and tu.parse_tc("-") is None
