@@ -111,9 +111,6 @@ class Progress:
             key["net"] = settings.net_digest                  # which net evaluated the games
         if settings.fmt != "text":
             key["format"] = settings.fmt                  # (text runs keep their old key)
-        # --nodes is checked at every node since issue 31 (before: a soft limit, checked after
-        # a root move, with a hard cap of 4x): a run of the old kind is not resumed
-        key["node_limit"] = "every node"
         self.key = key
         self.about = {"format": settings.fmt, "net_sha256": settings.net_sha256,
                       "book": settings.book_name or (f"{len(settings.book)} positions"
