@@ -10,7 +10,9 @@ choice of :func:`uci_engine.cpu.choose` is used (pext with fast BMI2, else magic
 Test modules that call ``backend.select`` themselves get ``RuntimeError`` for a different name
 and keep this choice (see tests/test_evaluate.py).
 """
+import importlib.util
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +25,19 @@ if backend.selected() is None:
         warnings.warn(_warning)
 else:  # pragma: no cover - only if something selected before conftest was imported
     SLIDERS = SLIDERS_TEXT = backend.selected()
+
+
+#: the repository's scripts/ (not a package: the tests load a script by its path)
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def load_script(name):
+    """``scripts/<name>.py`` loaded as a fresh module named ``name`` (its ``__main__`` guard
+    does not run). Raises FileNotFoundError for a missing script."""
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def pytest_report_header(config):

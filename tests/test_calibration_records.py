@@ -1,7 +1,6 @@
 """The UCI_Elo calibration and the WDL fit: their records match the shipped default net, the
 node-law fit recovers known constants, scripts/calibrate_elo.py runs end to end against fake
 engines, and UCI_ShowWDL's estimates of clearly won, drawn and lost positions are sensible."""
-import importlib.util
 import math
 import shlex
 import sys
@@ -14,15 +13,10 @@ from uci_engine import provenance, strength_params, wdl_params
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
 
+from conftest import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
-
-
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _expected_evaluation():
@@ -72,7 +66,7 @@ def test_node_law_fit_recovers_known_constants():
     each match's pentanomial is drawn from the score that law predicts, its Elo taken as the
     script takes it; the weighted fit finds the law within its error, and the supported range
     lies inside the data."""
-    cal = _script("calibrate_elo")
+    cal = load_script("calibrate_elo")
     anchor, per_doubling = 1900.0, 120.0
     rng = np.random.default_rng(11)
     nodes, elos, errors = [], [], []
@@ -101,7 +95,7 @@ def test_node_law_fit_recovers_known_constants():
 
 
 def test_degenerate_match_is_smoothed():
-    cal = _script("calibrate_elo")
+    cal = load_script("calibrate_elo")
     diff, err, smoothed = cal.match_elo([0, 0, 0, 0, 20])        # 40-0
     assert smoothed and diff > 0 and math.isfinite(err) and err > 0
 
@@ -111,7 +105,7 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys):
     law (1700 at 1000 nodes, 100 per doubling) and a random mover as 'Stockfish'. It plays,
     appends every match, writes an importable constants module with its record, skips the
     played matches on a rerun, and verifies levels."""
-    cal = _script("calibrate_elo")
+    cal = load_script("calibrate_elo")
     results, out = tmp_path / "res.jsonl", tmp_path / "strength_params.py"
     ours = f"{shlex.quote(sys.executable)} {FAKES / 'node_strength.py'} 1700 100"
     sf = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
@@ -149,7 +143,7 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys):
 
 
 def test_calibrate_elo_help_states_the_plan(capsys):
-    cal = _script("calibrate_elo")
+    cal = load_script("calibrate_elo")
     with pytest.raises(SystemExit):
         cal.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
@@ -189,7 +183,7 @@ def test_wdl_of_won_drawn_and_lost_positions(fen, expect):
 def test_a_match_cut_short_is_not_recorded(tmp_path, monkeypatch):
     """Ctrl-C ends the runner's match early (``stopped``): the part played is not a result, so
     nothing is appended, no constants are written, and the exit status says so (130)."""
-    cal = _script("calibrate_elo")
+    cal = load_script("calibrate_elo")
     calls = []
 
     def cut_short(argv, log):

@@ -1,5 +1,4 @@
 """scripts/eval_loss.py: the sample's side-to-move view and the end-to-end report."""
-import importlib.util
 import os
 import subprocess
 import sys
@@ -8,12 +7,12 @@ import chess
 import numpy as np
 import pytest
 
+from conftest import load_script
+
 HERE = os.path.dirname(__file__)
 SCRIPT = os.path.join(HERE, os.pardir, "scripts", "eval_loss.py")
 SAMPLE = os.path.join(HERE, "data", "selfplay_sample.txt")
-spec = importlib.util.spec_from_file_location("eval_loss", SCRIPT)
-E = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(E)
+E = load_script("eval_loss")
 
 
 def test_sample_is_on_the_side_to_moves_view():

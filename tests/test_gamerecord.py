@@ -5,9 +5,7 @@ legally; a corrupt or truncated file raises ValueError naming the byte offset; a
 run in records format converts to the lines the text format writes for the same seed; the
 trainer reads records through the same iterator."""
 import hashlib
-import importlib.util
 import json
-import os
 import random
 import subprocess
 import sys
@@ -20,6 +18,8 @@ import pytest
 from uci_engine import datagen as D
 from uci_engine import gamerecord as G
 from uci_engine.dataformat import format_line, parse_line
+
+from conftest import load_script
 
 DATA = Path(__file__).parent / "data"
 BOOK_PATH = DATA / "openings" / "noob_2moves.epd"
@@ -304,11 +304,7 @@ def test_net_digest_is_the_files_sha256():
 
 
 def test_trainer_reads_records_as_their_text(written, tmp_path):
-    spec = importlib.util.spec_from_file_location(
-        "train_nnue", os.path.join(os.path.dirname(__file__), os.pardir, "scripts",
-                                   "train_nnue.py"))
-    T = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(T)
+    T = load_script("train_nnue")
     path, _ = written
     text = tmp_path / "games.txt"
     G.to_text(path, text)

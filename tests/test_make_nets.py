@@ -1,7 +1,6 @@
 """scripts/make_nets.py remakes a chain of nets from nothing: a tiny chain (--small) runs end to
 end, each generation's data is played by the net remade before it, and a rerun does nothing."""
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
@@ -9,19 +8,13 @@ import pytest
 
 from uci_engine.nnue_file import load_net
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import load_script
+
 pytestmark = pytest.mark.slow            # plays self-play games and trains with PyTorch
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("make_nets", ROOT / "scripts" / "make_nets.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_small_chain_from_nothing_then_a_rerun_does_nothing(tmp_path, capsys):
-    mk = _script()
+    mk = load_script("make_nets")
     data, nets = tmp_path / "data", tmp_path / "nets"
     argv = ["--small", "--data-dir", str(data), "--nets-dir", str(nets), "--workers", "1",
             "--threads", "1", "--syzygy", ""]

@@ -6,13 +6,14 @@ the fake engines of tests/fake_engines (plain Python, no Numba), with one as "ou
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import load_script
 
 pytest.importorskip("chess")
 
@@ -53,9 +54,7 @@ def test_bad_command_line_exits_2_before_any_game(args, message):
 @pytest.fixture
 def play(monkeypatch):
     """The play.py module with one opponent, ``random``: tests/fake_engines/random_mover.py."""
-    spec = importlib.util.spec_from_file_location("play_script", PLAY)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("play")
     monkeypatch.setattr(mod, "OPPONENTS", {"random": (f"{PY} {FAKE / 'random_mover.py'}", "uci", {})})
     return mod
 

@@ -1,7 +1,6 @@
 """fishtest's SPSA (uci_engine/tools/spsa.py) and its driver scripts/tune_search.py: the
 schedules, a known optimum found on a simulated match, resuming that replays the same steps,
 and the script end to end with fake engines (interrupted after one step, then resumed)."""
-import importlib.util
 import json
 import math
 import shlex
@@ -13,6 +12,8 @@ import pytest
 
 from uci_engine import params as SP
 from uci_engine.tools import spsa
+
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
@@ -108,18 +109,11 @@ def test_bad_runs_and_stale_steps_are_refused():
         spsa.Spsa(_rows(), num_games=1)
 
 
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
     """The script against fake engines (random movers, draws at -maxmoves): stopped after one
     step, the same command resumes at the next pair and finishes the run; the log has one line
     per step with the values played; the SPRT command names only moved parameters."""
-    tune = _script("tune_search")
+    tune = load_script("tune_search")
     engine = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
     state, log = tmp_path / "state.json", tmp_path / "log.jsonl"
     argv = ["--games", "8", "--pairs", "2", "--tc", "1+0.01", "--maxmoves", "6",
@@ -146,7 +140,7 @@ def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
 
 
 def test_tune_search_rows_are_the_params_table():
-    tune = _script("tune_search")
+    tune = load_script("tune_search")
     rows = tune.rows_for([], spsa.R_END)
     assert [r.name for r in rows] == [p.name for p in SP.TABLE]
     assert all(r.c_end == p.step and r.start == p.default for r, p in zip(rows, SP.TABLE))

@@ -1,20 +1,11 @@
 """scripts/time_use.py replays an engine's clock from a match PGN: figures checked on games
 whose move times are known."""
-import importlib.util
-from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("time_use", ROOT / "scripts" / "time_use.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from conftest import load_script
 
 
 def _game(white, black, times, tc="10+0.1", result="*", termination=None):
@@ -32,7 +23,7 @@ def _game(white, black, times, tc="10+0.1", result="*", termination=None):
 
 
 def test_clock_replay_figures(tmp_path):
-    tu = _script()
+    tu = load_script("time_use")
     # ours is White in game 1 (plies 0, 2, 4: 1.0, 2.0, 3.0 s) and Black in game 2 (0.5 s each)
     pgn = tmp_path / "m.pgn"
     pgn.write_text(_game("ours", "them", [1.0, 9.0, 2.0, 9.0, 3.0]) + "\n\n"
@@ -53,7 +44,7 @@ def test_clock_replay_figures(tmp_path):
 
 
 def test_time_controls():
-    tu = _script()
+    tu = load_script("time_use")
     assert tu.parse_tc("10+0.1") == (None, 10.0, 0.1)
     assert tu.parse_tc("40/60+0.6") == (40, 60.0, 0.6)
     assert tu.parse_tc("60") == (None, 60.0, 0.0)

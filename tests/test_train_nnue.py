@@ -10,7 +10,6 @@ skipped. Data: tests/data/selfplay_sample.txt, every 68th line of a 5000-node se
   model on 300 positions (a per-position bound from the weight rounding, and a small mean);
 * the JSON record names the data, lambda, epochs and a finite loss.
 """
-import importlib.util
 import json
 import os
 import shutil
@@ -27,12 +26,11 @@ from uci_engine.fen import parse_fen  # noqa: E402
 from uci_engine.kernels import nnue as N, position as P  # noqa: E402
 from uci_engine.nnue_file import load_net  # noqa: E402
 
+from conftest import load_script
+
 HERE = os.path.dirname(__file__)
 SAMPLE = os.path.join(HERE, "data", "selfplay_sample.txt")
-spec = importlib.util.spec_from_file_location(
-    "train_nnue", os.path.join(HERE, os.pardir, "scripts", "train_nnue.py"))
-T = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(T)
+T = load_script("train_nnue")
 
 
 @pytest.fixture(scope="module")

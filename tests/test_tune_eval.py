@@ -16,21 +16,15 @@ from uci_engine.kernels import position as P
 from uci_engine.kernels.evaluate import OFFSETS
 from uci_engine.kernels.movegen import generate_legal
 
+from conftest import load_script
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data")
 N_POSITIONS = 2000
 KNIGHT_BONUS = 150          # centipawns the labels add per knight (the signal to be learnt)
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "tune_eval", os.path.join(ROOT, "scripts", "tune_eval.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-TUNE = _script()
+TUNE = load_script("tune_eval")
 
 
 def synthetic_lines(n, seed):

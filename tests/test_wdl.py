@@ -1,6 +1,4 @@
 """UCI_ShowWDL's win-rate model (uci_engine/wdl.py) and its fit (scripts/fit_wdl.py)."""
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,14 +6,7 @@ import pytest
 from uci_engine import wdl as W
 from uci_engine.dataformat import format_line
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _fit_module():
-    spec = importlib.util.spec_from_file_location("fit_wdl", ROOT / "scripts" / "fit_wdl.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from conftest import load_script
 
 
 @pytest.mark.parametrize("material", [4, 20, 40, 62, 78, 90])
@@ -41,7 +32,7 @@ def test_material_counts():
 
 
 def test_fit_recovers_a_known_model():
-    fit = _fit_module()
+    fit = load_script("fit_wdl")
     rng = np.random.default_rng(1)
     n = 40_000
     true = ((0.0, 0.0, 60.0, 150.0), (0.0, 0.0, 20.0, 70.0))
@@ -61,7 +52,7 @@ def test_fit_recovers_a_known_model():
 
 
 def test_fit_writes_a_module_that_loads(tmp_path):
-    fit = _fit_module()
+    fit = load_script("fit_wdl")
     data = tmp_path / "d.txt"
     fens = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"]
