@@ -29,48 +29,57 @@ import sys
 
 import chess.pgn
 
+from uci_engine.tools.tc import Clock, TimeControlError
+from uci_engine.tools.tc import parse_tc as parse_cutechess_tc
+
 #: a move comment's time: the last "<seconds>s" token (cutechess writes "{score/depth time}")
 TIME_RE = re.compile(r"(\d+(?:\.\d+)?)s\b")
 #: move-number bands of the per-phase means (engine's own moves, inclusive)
 PHASES = ((1, 10), (11, 20), (21, 40), (41, 60), (61, 10 ** 6))
 
 
+def _clock_tc(text):
+    """The :class:`uci_engine.tools.tc.TimeControl` of a PGN time control, or None for a game
+    without a clock (``inf``, ``-``, ``?``, a fixed time per move, a node or depth limit)."""
+    try:
+        tc = parse_cutechess_tc(text or "")
+    except TimeControlError:
+        return None
+    return None if tc.infinite or tc.is_per_move else tc
+
+
 def parse_tc(text):
     """``(moves or None, base_s, inc_s)`` of a PGN time control (``10+0.1``, ``40/60+0.6``,
-    ``60``); None for a game without a clock (``inf``, ``-``, ``?``, a node or depth limit)."""
-    if not text:
-        return None
-    m = re.fullmatch(r"(?:(\d+)/)?(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?", text.strip())
-    if not m:
-        return None
-    return (int(m.group(1)) if m.group(1) else None, float(m.group(2)),
-            float(m.group(3) or 0.0))
+    ``60``; cutechess syntax, :func:`uci_engine.tools.tc.parse_tc`); None for a game without a
+    clock (``inf``, ``-``, ``?``, a fixed time per move, a node or depth limit)."""
+    tc = _clock_tc(text)
+    return None if tc is None else (tc.moves or None, tc.base_ms / 1000, tc.inc_ms / 1000)
 
 
 def engine_moves(game, name):
     """The engine's moves of one game as ``(clock_before_s, time_s)`` pairs and the clock it
     ended with, with its time control ``(moves, base, inc)``; None when the engine did not play
-    the game or the game has no clock for it."""
+    the game or the game has no clock for it. The clock is our runner's
+    (:class:`uci_engine.tools.tc.Clock`), charged with each move's time."""
     white = game.headers.get("White") == name
     if not white and game.headers.get("Black") != name:
         return None
-    tc = parse_tc(game.headers.get("WhiteTimeControl" if white else "BlackTimeControl")
-                  or game.headers.get("TimeControl"))
+    text = (game.headers.get("WhiteTimeControl" if white else "BlackTimeControl")
+            or game.headers.get("TimeControl"))
+    tc = _clock_tc(text)
     if tc is None:
         return None
-    moves, base, inc = tc
-    left, played, out = base, 0, []
+    clock, out = Clock(tc), []
+    mover = game.board().turn                   # the side that plays the next mainline move
+    ours = chess.WHITE if white else chess.BLACK
     for node in game.mainline():
-        if node.parent.board().turn != (chess.WHITE if white else chess.BLACK):
-            continue
-        found = TIME_RE.findall(node.comment or "")
-        spent = float(found[-1]) if found else 0.0
-        out.append((left, spent))
-        left = left - spent + inc
-        played += 1
-        if moves and played % moves == 0:
-            left += base
-    return out, left, tc
+        if mover == ours:
+            found = TIME_RE.findall(node.comment or "")
+            spent = float(found[-1]) if found else 0.0
+            out.append((clock.time_left_ms / 1000, spent))
+            clock.consume(spent * 1000)
+        mover = not mover
+    return out, clock.time_left_ms / 1000, parse_tc(text)
 
 
 def summarise(paths, name):
