@@ -47,7 +47,7 @@ import numpy as np
 from uci_engine import provenance, strength
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
-from uci_engine.tools.match import play_match
+from uci_engine.tools.match import pairs_argv, play_match
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -148,20 +148,11 @@ def runner_argv(ours, sf, sf_elo, ours_opts, games, tc, ours_tc, concurrency, bo
                 maxmoves=None):
     """Our runner's (cutechess-cli) arguments for one match: ours is engine 1, Stockfish at
     UCI_Elo ``sf_elo`` engine 2."""
-    argv = ["-engine", f"cmd={ours}", "name=ours", f"tc={ours_tc}", *ours_opts,
+    return ["-engine", f"cmd={ours}", "name=ours", f"tc={ours_tc}", *ours_opts,
             "-engine", f"cmd={sf}", "name=sf", f"tc={tc}", *SF_OPTIONS,
             f"option.UCI_Elo={sf_elo}",
             "-each", "proto=uci", "option.Hash=16",
-            "-games", "2", "-rounds", str(max(1, games // 2)), "-repeat",
-            "-concurrency", str(concurrency), "-recover", "-srand", str(seed),
-            "-noprogress"]
-    if book:
-        argv += ["-openings", f"file={book}", "format=epd", "order=random"]
-    if pgn:
-        argv += ["-pgnout", pgn]
-    if maxmoves:
-        argv += ["-maxmoves", str(maxmoves)]
-    return argv
+            *pairs_argv(max(1, games // 2), concurrency, seed, book, pgn, maxmoves)]
 
 
 def match_elo(penta):

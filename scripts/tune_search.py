@@ -32,7 +32,7 @@ import time
 
 from uci_engine import params as SP
 from uci_engine.tools import spsa
-from uci_engine.tools.match import play_match
+from uci_engine.tools.match import pairs_argv, play_match
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_BOOK = os.path.join(ROOT, "tests", "data", "openings", "noob_2moves.epd")
@@ -65,16 +65,10 @@ def option_args(values):
 
 def match_argv(engine, step, pairs, tc, concurrency, book, seed, maxmoves=None):
     """Our runner's (cutechess-cli) arguments for one SPSA step: the plus engine is engine 1."""
-    argv = ["-engine", f"cmd={engine}", "name=plus", *option_args(step.plus),
+    return ["-engine", f"cmd={engine}", "name=plus", *option_args(step.plus),
             "-engine", f"cmd={engine}", "name=minus", *option_args(step.minus),
             "-each", "proto=uci", f"tc={tc}", "option.Hash=16",
-            "-games", "2", "-rounds", str(pairs), "-repeat",
-            "-concurrency", str(concurrency), "-recover", "-srand", str(seed), "-noprogress"]
-    if book:
-        argv += ["-openings", f"file={book}", "format=epd", "order=random"]
-    if maxmoves:
-        argv += ["-maxmoves", str(maxmoves)]
-    return argv
+            *pairs_argv(pairs, concurrency, seed, book, maxmoves=maxmoves)]
 
 
 def sprt_command(engine, values):

@@ -87,6 +87,23 @@ async def run_match(cfg: MatchConfig, out: Callable[[str], None] = print,
     return run.res
 
 
+def pairs_argv(pairs, concurrency, seed, book=None, pgn=None, maxmoves=None) -> list[str]:
+    """Our runner's (cutechess-cli) arguments that play ``pairs`` game pairs (``-games 2
+    -repeat``: each opening with colours swapped) ``concurrency`` at a time, ``-recover``,
+    seeded by ``seed``, without a progress bar; random EPD openings from ``book``, the PGN to
+    ``pgn`` and a ``-maxmoves`` draw when given. The engines' ``-engine``/``-each`` arguments
+    go before them."""
+    argv = ["-games", "2", "-rounds", str(pairs), "-repeat", "-concurrency", str(concurrency),
+            "-recover", "-srand", str(seed), "-noprogress"]
+    if book:
+        argv += ["-openings", f"file={book}", "format=epd", "order=random"]
+    if pgn:
+        argv += ["-pgnout", pgn]
+    if maxmoves:
+        argv += ["-maxmoves", str(maxmoves)]
+    return argv
+
+
 def play_match(argv: list[str], log: Callable[[str], None] = print) -> dict:
     """Play one match in this process from our runner's (cutechess-cli) arguments ``argv``;
     returns engine 1's results: ``wins``, ``losses``, ``draws`` (int), ``penta`` (list of 5
