@@ -33,8 +33,9 @@ one fused pass (child = parent + added rows - removed rows), never touching row 
 MAX_PLY + a few rows (:func:`new_accumulators`).
 
 Run-time scalars of the loaded net travel in ``params`` int64[PARAMS_LEN] (activation, QA,
-QB, scale, output buckets, input layout, output biases, king map; ``Net.params``), because the user can load another net (``EvalFile``): weights are
-arguments, never module globals that Numba would freeze into compiled code.
+QB, scale, output buckets, input layout, output biases, king map; ``Net.params``), because the
+user can load another net (``EvalFile``): weights are arguments, never module globals that
+Numba would freeze into compiled code.
 
 Inner loops run over contiguous int16 rows so LLVM vectorises them (vpaddw/vpsubw for the
 updates; vpmaxsw/vpminsw clamps, vpmullw and vpmaddwd pair products summed in int32 lanes for
