@@ -80,39 +80,39 @@ def loop_make(st, mb, moves, reps):
 
 
 @njit(cache=False, nogil=True)
-def loop_update(st, mb, moves, reps, acc, w_ft):
+def loop_update(st, mb, moves, reps, acc, net, params):
     s = 0
     for _ in range(reps):
         for i in range(moves.shape[0]):
-            N.nnue_update(st, mb, i, moves[i], acc, i, w_ft)
+            N.nnue_update(st, mb, i, moves[i], acc, i, net, params)
         s += acc[moves.shape[0], 0, 0]
     return s
 
 
 @njit(cache=False, nogil=True)
-def loop_eval(st, mb, moves, reps, acc, w_out, params):
+def loop_eval(st, mb, moves, reps, acc, net, params):
     s = 0
     for _ in range(reps):
         for i in range(moves.shape[0]):
-            s += N.nnue_evaluate(st, i + 1, acc, i + 1, w_out, params)
+            s += N.nnue_evaluate(st, i + 1, acc, i + 1, net, params)
     return s
 
 
 @njit(cache=False, nogil=True)
-def loop_both(st, mb, moves, reps, acc, w_ft, w_out, params):
+def loop_both(st, mb, moves, reps, acc, net, params):
     s = 0
     for _ in range(reps):
         for i in range(moves.shape[0]):
-            N.nnue_update(st, mb, i, moves[i], acc, i, w_ft)
-            s += N.nnue_evaluate(st, i + 1, acc, i + 1, w_out, params)
+            N.nnue_update(st, mb, i, moves[i], acc, i, net, params)
+            s += N.nnue_evaluate(st, i + 1, acc, i + 1, net, params)
     return s
 
 
 @njit(cache=False, nogil=True)
-def loop_refresh(st, mb, moves, reps, acc, w_ft, b_ft):
+def loop_refresh(st, mb, moves, reps, acc, net, params):
     for _ in range(reps):
         for i in range(moves.shape[0]):
-            N.nnue_refresh(st, i + 1, w_ft, b_ft, acc, i + 1)
+            N.nnue_refresh(st, i + 1, net, acc, i + 1, params)
     return acc[1, 0, 0]
 
 
@@ -120,14 +120,15 @@ def _sample_update_args(net):
     st, mb = P.new_stack(4)
     parse_fen(BENCH_FENS[0], st, mb, 0)
     acc = N.new_accumulators(net.hidden, 4)
-    return st, mb, np.int64(0), np.int64(12 | (28 << 6)), acc, np.int64(0), net.w_ft
+    return (st, mb, np.int64(0), np.int64(12 | (28 << 6)), acc, np.int64(0), net.packed(),
+            net.params)
 
 
 def _sample_eval_args(net):
     st, mb = P.new_stack(4)
     parse_fen(BENCH_FENS[0], st, mb, 0)
     acc = N.new_accumulators(net.hidden, 4)
-    return st, np.int64(0), acc, np.int64(0), net.w_out, net.params
+    return st, np.int64(0), acc, np.int64(0), net.packed(), net.params
 
 
 def asm_report(net):
@@ -163,26 +164,31 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=100, help="passes over the playouts per round")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--asm", action="store_true")
+    ap.add_argument("--output-buckets", type=int, default=1, help="output buckets of the nets")
+    ap.add_argument("--king-buckets", default="none",
+                    help="king-bucket map of the nets (nnue_consts.KING_MAPS), or none")
     args = ap.parse_args(argv)
     games = playouts(args.plies, args.seed)
     calls = sum(len(m) for _, _, m in games)
     print(f"{len(games)} playouts, {calls} positions; sliders {backend.selected()}")
     sizes = [int(h) for h in args.hidden.split(",")]
-    nets = {h: random_net(h, 100 + h) for h in sizes}
+    nets = {h: random_net(h, 100 + h, output_buckets=args.output_buckets,
+                          king_map=args.king_buckets) for h in sizes}
+    packed = {h: (nets[h].packed(), nets[h].params) for h in sizes}
     accs = {h: N.new_accumulators(h, args.plies + 2) for h in sizes}
 
     def prepare(h):
-        net, acc = nets[h], accs[h]
-        return [(st, mb, m, acc, net) for st, mb, m in games]
+        acc = accs[h]
+        return [(st, mb, m, acc, packed[h]) for st, mb, m in games]
 
     def run(kind, h=None):
         total = 0.0
         reps = args.reps
-        for st, mb, m, acc, net in prepare(h or sizes[0]):
+        for st, mb, m, acc, (pk, params) in prepare(h or sizes[0]):
             # a fresh root accumulator per playout: updates then follow the real move line
-            N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
+            N.nnue_refresh(st, np.int64(0), pk, acc, np.int64(0), params)
             if kind == "eval":
-                loop_update(st, mb, m, 1, acc, net.w_ft)      # fill the rows (untimed)
+                loop_update(st, mb, m, 1, acc, pk, params)    # fill the rows (untimed)
             work = st.copy() if kind == "make" else st
             t0 = time.perf_counter()
             if kind == "hce":
@@ -190,13 +196,13 @@ def main(argv=None):
             elif kind == "make":
                 loop_make(work, mb.copy(), m, reps)
             elif kind == "upd":
-                loop_update(st, mb, m, reps, acc, net.w_ft)
+                loop_update(st, mb, m, reps, acc, pk, params)
             elif kind == "eval":
-                loop_eval(st, mb, m, reps, acc, net.w_out, net.params)
+                loop_eval(st, mb, m, reps, acc, pk, params)
             elif kind == "upd+eval":
-                loop_both(st, mb, m, reps, acc, net.w_ft, net.w_out, net.params)
+                loop_both(st, mb, m, reps, acc, pk, params)
             elif kind == "refresh":
-                loop_refresh(st, mb, m, reps, acc, net.w_ft, net.b_ft)
+                loop_refresh(st, mb, m, reps, acc, pk, params)
             total += time.perf_counter() - t0
         return total / (calls * reps) * 1e9
 

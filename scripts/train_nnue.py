@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""Train a (768 -> H) x 2 -> 1 NNUE on datagen output with PyTorch on the CPU; write a
+"""Train a (768 x K -> H) x 2 -> B NNUE on datagen output with PyTorch on the CPU; write a
 quantised net file (uci_engine/nnue_file.py format) and a JSON record.
+
+K king buckets (``--king-buckets NAME``, a map of ``nnue_consts.KING_MAPS``; ``none``: the
+plain 768 inputs) and B output buckets by piece count (``--output-buckets``) as the engine's
+kernels run them (uci_engine/kernels/nnue.py): each perspective's plain indices move to the
+block ``768 * bucket`` of its own king's square, mirrored a<->h (``^ 7``) while that king
+stands on files e-h; output bucket ``(pieces - 2) // ceil(32 / B)``.
 
 Input: datagen text files, one position per line ``<FEN> | <score> | <result>`` (score in
 centipawns and result 1.0 / 0.5 / 0.0, both from White's view; ``uci-engine datagen``), or
@@ -47,7 +53,7 @@ twice as large as the hand-crafted evaluation's centipawns.
 The engine never imports torch: only this script does.
 
 Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.nnue
-           [--hidden 128] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
+           [--hidden 128] [--output-buckets 1] [--king-buckets none] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
            [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy]
 """
@@ -64,8 +70,9 @@ import numpy as np
 from uci_engine.dataformat import numbered_records, parse_line
 from uci_engine.gamerecord import is_record_file, iter_positions
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
-                                            QB, OUTPUT_SCALE)
-from uci_engine.nnue_file import Net, save_net, ACTIVATIONS
+                                            QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
+                                            LAYOUT_KING_MIRRORED, KING_MAPS)
+from uci_engine.nnue_file import Net, save_net, ACTIVATIONS, king_map_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -78,6 +85,7 @@ PAD = -1
 RECORD_DTYPE = np.dtype([("f", "<i2", (MAX_ACTIVE,)), ("score", "<i2"), ("result", "u1"),
                          ("mirror_ok", "u1")])
 FILE_MIRROR = 7             # index ^ 7 mirrors a feature's square a<->h (384 and 64 are x8)
+KING = 5                    # piece type of the king (uci_engine.kernels.position.KING)
 PIECE_OF = {c: i for i, c in enumerate("PNBRQKpnbrqk")}
 CONVERT_CHUNK = 1 << 20     # positions converted per block (bounds the Python objects held)
 
@@ -171,39 +179,69 @@ def load_records(paths, bin_dir=None, keep_noisy=False):
 
 
 # --- model ------------------------------------------------------------------------------------
-def make_model(hidden, activation="screlu"):
+def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none"):
+    """The float model (torch Module) of a ``(768 x K -> hidden) x 2 -> output_buckets`` net;
+    ``king_buckets`` names its king map ("none": the plain layout)."""
     import torch
+    king_map = np.array(king_map_of(king_buckets), dtype=np.int64)
+    n_inputs = N_FEATURES * (int(king_map.max()) + 1)
 
     class NNUE(torch.nn.Module):
-        """Float model of the engine's net: ``forward(stm_idx, ntm_idx)`` (long[B, 32], 768 =
-        padding) -> raw output (float[B]); centipawns = raw * OUTPUT_SCALE."""
+        """Float model of the engine's net: ``forward(stm_idx, ntm_idx, bucket)`` (long[N, 32]
+        indices of :meth:`inputs`, ``n_inputs`` = padding; long[N] output buckets) -> raw
+        output (float[N]); centipawns = raw * OUTPUT_SCALE."""
 
         def __init__(self):
             super().__init__()
             self.hidden = hidden
             self.activation = activation
-            self.ft = torch.nn.EmbeddingBag(N_FEATURES + 1, hidden, mode="sum",
-                                            padding_idx=N_FEATURES)
+            self.output_buckets = output_buckets
+            self.king_buckets = king_buckets
+            self.king_map = king_map
+            self.n_inputs = n_inputs
+            self.ft = torch.nn.EmbeddingBag(n_inputs + 1, hidden, mode="sum",
+                                            padding_idx=n_inputs)
             self.ft_bias = torch.nn.Parameter(torch.zeros(hidden))
-            self.out = torch.nn.Linear(2 * hidden, 1)
+            self.out = torch.nn.Linear(2 * hidden, output_buckets)
             with torch.no_grad():
                 self.ft.weight.uniform_(-0.1, 0.1)
-                self.ft.weight[N_FEATURES].zero_()
+                self.ft.weight[n_inputs].zero_()
                 self.ft_bias.fill_(0.1)
+
+        def inputs(self, f):
+            """Input indices (int64[N, 32], -1 padded) of plain 768-layout indices ``f`` of one
+            perspective: unchanged without king buckets; else ``768 * bucket + (f ^ 7 *
+            mirrored)`` with the bucket and mirror of that perspective's own king (its
+            feature is ``64 * KING + square``, the first block of 384)."""
+            if king_buckets == "none":
+                return f
+            own_king = (f >= 64 * KING) & (f < 64 * KING + 64)
+            ksq = np.where(own_king, f - 64 * KING, -1).max(axis=1)
+            flip = np.where((ksq & 7) >= 4, 7, 0)
+            base = N_FEATURES * self.king_map[ksq]
+            return np.where(f < 0, f, base[:, None] + (f ^ flip[:, None]))
+
+        def buckets(self, f):
+            """Output bucket (int64[N]) of each row of indices ``f``: (pieces - 2) //
+            ceil(32 / B)."""
+            pieces = (f >= 0).sum(axis=1)
+            width = -(-ALL_PIECES // output_buckets)
+            return np.clip((pieces - 2) // width, 0, output_buckets - 1)
 
         def act(self, x):
             x = x.clamp(0.0, 1.0)
             return x * x if self.activation == "screlu" else x
 
-        def forward(self, stm_idx, ntm_idx):
+        def forward(self, stm_idx, ntm_idx, bucket):
             a = self.act(self.ft(stm_idx) + self.ft_bias)
             b = self.act(self.ft(ntm_idx) + self.ft_bias)
-            return self.out(torch.cat([a, b], dim=1)).squeeze(1)
+            y = self.out(torch.cat([a, b], dim=1))
+            return y.gather(1, bucket.unsqueeze(1)).squeeze(1)
 
         def clip(self):
             with torch.no_grad():
                 self.ft.weight.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
-                self.ft.weight[N_FEATURES].zero_()
+                self.ft.weight[n_inputs].zero_()
                 self.ft_bias.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
                 lim = out_clip(hidden, activation)
                 self.out.weight.clamp_(-lim, lim)
@@ -219,10 +257,13 @@ def out_clip(hidden, activation):
     return min(WEIGHT_CLIP, 0.999 * (2**31 - 1) / (hidden * act_max * QB))
 
 
-def batch_tensors(rec, idx, mirror_rng=None):
-    """(stm long[B, 32], ntm long[B, 32], score float[B], result float[B]) for rows ``idx``.
-    With ``mirror_rng`` (numpy Generator), each row whose ``mirror_ok`` is set is mirrored
-    a<->h (indices ``^ FILE_MIRROR``) with probability 1/2."""
+def batch_tensors(rec, idx, mirror_rng=None, model=None):
+    """(stm long[N, 32], ntm long[N, 32], bucket long[N], score float[N], result float[N]) for
+    rows ``idx``: ``model``'s input indices (:meth:`inputs`; the plain layout without a model)
+    with ``model.n_inputs`` (768) as padding, and output buckets. With ``mirror_rng`` (numpy
+    Generator), each row whose ``mirror_ok`` is set is mirrored a<->h (indices ``^
+    FILE_MIRROR``) with probability 1/2 (a no-op for the king-bucketed layout, which mirrors
+    by itself)."""
     import torch
     r = rec[np.sort(idx)]
     f = r["f"].astype(np.int64)
@@ -230,17 +271,21 @@ def batch_tensors(rec, idx, mirror_rng=None):
         flip = (r["mirror_ok"] == 1) & (mirror_rng.random(len(r)) < 0.5)
         f[flip] = np.where(f[flip] < 0, f[flip], f[flip] ^ FILE_MIRROR)
     g = other_perspective(f)
-    f[f < 0] = N_FEATURES
-    g[g < 0] = N_FEATURES
-    return (torch.from_numpy(f), torch.from_numpy(g),
+    pad = N_FEATURES if model is None else model.n_inputs
+    bucket = np.zeros(len(r), dtype=np.int64) if model is None else model.buckets(f)
+    if model is not None:
+        f, g = model.inputs(f), model.inputs(g)
+    f[f < 0] = pad
+    g[g < 0] = pad
+    return (torch.from_numpy(f), torch.from_numpy(g), torch.from_numpy(bucket),
             torch.from_numpy(r["score"].astype(np.float32)),
             torch.from_numpy(r["result"].astype(np.float32) / 2.0))
 
 
 def loss_fn(model, batch, lam, wdl_scale=WDL_SCALE):
     import torch
-    stm, ntm, score, result = batch
-    pred = torch.sigmoid(model(stm, ntm) * OUTPUT_SCALE / wdl_scale)
+    stm, ntm, bucket, score, result = batch
+    pred = torch.sigmoid(model(stm, ntm, bucket) * OUTPUT_SCALE / wdl_scale)
     target = lam * result + (1.0 - lam) * torch.sigmoid(score / wdl_scale)
     return torch.mean((pred - target) ** 2)
 
@@ -265,16 +310,20 @@ def fit_wdl_scale(rec, idx, seed=0):
 def quantise(model):
     """The model's weights as a :class:`Net` (int16, bullet's quantisation); raises ValueError
     if they could overflow the engine's integer arithmetic (nnue_file.check_net)."""
-    w_ft = model.ft.weight.detach().numpy()[:N_FEATURES]
+    w_ft = model.ft.weight.detach().numpy()[:model.n_inputs]
     b_ft = model.ft_bias.detach().numpy()
-    w_out = model.out.weight.detach().numpy().reshape(2, model.hidden)
-    b_out = float(model.out.bias.detach().numpy()[0])
+    w_out = model.out.weight.detach().numpy().reshape(2 * model.output_buckets, model.hidden)
+    b_out = [int(round(float(b) * QA * QB)) for b in model.out.bias.detach().numpy()]
 
     def q(x, s):
         return np.round(np.asarray(x, dtype=np.float64) * s).astype(np.int16)
 
+    plain = model.king_buckets == "none"
     return Net(w_ft=q(w_ft, QA), b_ft=q(b_ft, QA), w_out=q(w_out, QB),
-               b_out=int(round(b_out * QA * QB)), activation=ACTIVATIONS[model.activation])
+               b_out=b_out[0] if model.output_buckets == 1 else b_out,
+               activation=ACTIVATIONS[model.activation],
+               layout=LAYOUT_PLAIN if plain else LAYOUT_KING_MIRRORED,
+               king_map=tuple(int(x) for x in model.king_map))
 
 
 def evaluate_loss(model, rec, idx, lam, batch, wdl_scale=WDL_SCALE):
@@ -283,7 +332,8 @@ def evaluate_loss(model, rec, idx, lam, batch, wdl_scale=WDL_SCALE):
     with torch.no_grad():
         for s in range(0, len(idx), batch):
             part = idx[s:s + batch]
-            total += float(loss_fn(model, batch_tensors(rec, part), lam, wdl_scale)) * len(part)
+            total += float(loss_fn(model, batch_tensors(rec, part, model=model), lam,
+                                   wdl_scale)) * len(part)
             n += len(part)
     return total / max(n, 1)
 
@@ -296,14 +346,36 @@ def _commit():
         return None
 
 
+def data_provenance(paths):
+    """What made each data file (list of dicts, one a file): its datagen sidecar's kept
+    positions, finished games, evaluating net (SHA-256), nodes, seed, engine commit and command;
+    ``{"data": path, "sidecar": None}`` for a file without one."""
+    out = []
+    for path in paths:
+        try:
+            with open(path + ".json", encoding="utf-8") as fh:
+                side = json.load(fh)
+        except (OSError, ValueError):
+            out.append({"data": os.path.abspath(path), "sidecar": None})
+            continue
+        games = sum(b - a + 1 for a, b in side.get("done", []))
+        out.append({"data": os.path.abspath(path), "positions": side.get("positions"),
+                    "games": games, "net_sha256": side.get("net_sha256"),
+                    "nodes": side.get("nodes"), "seed": side.get("seed"),
+                    "format": side.get("format"), "commit": side.get("commit"),
+                    "command": side.get("command")})
+    return out
+
+
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
-          wdl_scale=None, mirror=False, keep_noisy=False):
+          wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none"):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
     augmentation of positions without castling rights (module docstring). ``keep_noisy``:
-    game-record files also give positions whose best move is noisy."""
+    game-record files also give positions whose best move is noisy. ``output_buckets`` and
+    ``king_buckets`` (a name of ``nnue_consts.KING_MAPS`` or "none"): the architecture."""
     import torch
     from tqdm import tqdm
     torch.manual_seed(seed)
@@ -319,7 +391,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     fitted = wdl_scale is None
     if fitted:
         wdl_scale = fit_wdl_scale(rec, train_idx, seed)
-    model = make_model(hidden, activation)
+    model = make_model(hidden, activation, output_buckets, king_buckets)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps_per_epoch = math.ceil(len(train_idx) / batch)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch,
@@ -342,8 +414,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
         seen, running = 0, 0.0
         for step in bar:
             part = order[step * batch:(step + 1) * batch]
-            loss = loss_fn(model, batch_tensors(rec, part, rng if mirror else None), lam,
-                           wdl_scale)
+            loss = loss_fn(model, batch_tensors(rec, part, rng if mirror else None, model),
+                           lam, wdl_scale)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -363,8 +435,11 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     net = quantise(model)
     save_net(out, net)
     record = {"data": [os.path.abspath(p) for p in data], "positions": n,
+              "sources": data_provenance(data),
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
-              "hidden": hidden, "activation": activation, "lambda": lam, "epochs": epochs,
+              "hidden": hidden, "activation": activation, "output_buckets": output_buckets,
+              "king_buckets": king_buckets, "architecture": net.architecture(),
+              "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
               "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "mirror": bool(mirror),
               "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
@@ -381,6 +456,10 @@ def main(argv=None):
                     help="datagen text files (FEN | score | result) or game-record files")
     ap.add_argument("--out", required=True, help="net file to write (.nnue)")
     ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--output-buckets", type=int, default=1,
+                    help="output buckets by piece count (1..8; bullet's MaterialCount)")
+    ap.add_argument("--king-buckets", choices=["none"] + sorted(KING_MAPS), default="none",
+                    help="king-bucket map of the inputs (mirrored a<->h), or none")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -407,7 +486,8 @@ def main(argv=None):
     _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
                       progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale,
-                      mirror=args.mirror, keep_noisy=args.keep_noisy)
+                      mirror=args.mirror, keep_noisy=args.keep_noisy,
+                      output_buckets=args.output_buckets, king_buckets=args.king_buckets)
     last = record["history"][-1]
     print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
 

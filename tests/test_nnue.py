@@ -1,17 +1,21 @@
 """NNUE kernels and net files (uci_engine/kernels/nnue.py, uci_engine/nnue_file.py).
 
 * Incremental accumulator == full refresh, exactly, after every move of random legal playouts
-  from all perft.epd positions and a spread of perft960.epd ones (Chess960 parsing); the moves
-  are biased towards castling, en passant and promotions, and the test asserts that standard
-  and Chess960 castling, en passant, promotions (with and without capture) and null moves
-  (nnue_copy) occurred. The parent row is never written (copy-on-make).
+  from all perft.epd positions and a spread of perft960.epd ones (Chess960 parsing), for every
+  input layout (plain, and king buckets with their refresh on a king move that changes its
+  bucket or a<->h mirror); the moves are biased towards castling, en passant and promotions,
+  and the test asserts that standard and Chess960 castling, en passant, promotions (with and
+  without capture), null moves (nnue_copy) and bucket refreshes occurred. The parent row is
+  never written (copy-on-make).
 * Quantised Numba inference == a float numpy forward pass of the dequantised weights, with
-  features computed independently from python-chess, within the floor-division error (< 2 cp),
-  on 1,000 positions, for SCReLU and CReLU nets (one with saturating accumulators); a position
-  and its colour-flipped mirror evaluate identically.
-* Net files: save/load round trip (the committed test net too), the shipped nets against their
-  training records, and ValueError for truncated, foreign, other-version, mismatched, corrupt,
-  trailing-bytes and overflow-prone files.
+  features and buckets computed independently from python-chess, within the floor-division
+  error (< 2 cp), on 1,000 positions, for SCReLU and CReLU nets (one with saturating
+  accumulators), with output buckets and king buckets; a position and its colour-flipped
+  mirror evaluate identically, and with king buckets also its a<->h mirror.
+* Net files: save/load round trip of every architecture (the committed version-1 test net
+  too), the shipped nets against their training records, and ValueError for truncated,
+  foreign, other-version, unsupported-architecture, mismatched, corrupt, trailing-bytes and
+  overflow-prone files.
 """
 import os
 import random
@@ -26,8 +30,8 @@ from uci_engine.kernels import position as P
 from uci_engine.kernels import nnue as N
 from uci_engine.kernels.bitboard import NO_PIECE
 from uci_engine.kernels.movegen import generate_legal
-from uci_engine.nnue_file import (ACTIVATIONS, HEADER, MAGIC, NETS_DIR, Net, load_net, random_net,
-                                  save_net, check_net)
+from uci_engine.nnue_file import (ACTIVATIONS, HEADER, HEADER_V1, MAGIC, NETS_DIR, Net, load_net,
+                                  random_net, save_net, check_net)
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 TEST_NET = os.path.join(NETS_DIR, "test_h32_screlu.nnue")
@@ -49,9 +53,14 @@ def _is960(fen):
 
 @pytest.fixture(scope="module")
 def nets():
+    """One net of every architecture the kernels run: plain layout with one output (the
+    committed version-1 file, CReLU, saturating "hot"), 8 output buckets, king buckets."""
     return {"file": load_net(TEST_NET),
             "crelu": random_net(16, 5, activation=N.ACT_CRELU),
-            "hot": random_net(64, 7, ft_range=3.0, out_range=1.5)}
+            "hot": random_net(64, 7, ft_range=3.0, out_range=1.5),
+            "buckets8": random_net(32, 13, output_buckets=8),
+            "king4": random_net(32, 17, output_buckets=8, king_map="ranks4"),
+            "king8": random_net(16, 19, ft_range=3.0, out_range=1.5, king_map="wing8")}
 
 
 def _playouts(seed_base=0):
@@ -85,16 +94,26 @@ def _playouts(seed_base=0):
         yield fen, c960, st, mb, line
 
 
-def test_incremental_equals_refresh(nets):
-    net = nets["hot"]
+def _orientation(st, ply, persp, net):
+    """(bucket, mirrored) of perspective persp's own king in st row ply (Python oracle)."""
+    ksq = int(st[ply, persp * 6 + 5]).bit_length() - 1 ^ (56 * persp)
+    return net.king_map[ksq], (ksq & 7) >= 4
+
+
+@pytest.mark.parametrize("which", ["hot", "king4", "king8"])
+def test_incremental_equals_refresh(nets, which):
+    net = nets[which]
+    pk, params = net.packed(), net.params
     h = net.hidden
     seen = dict.fromkeys(["castling", "castling960", "en passant", "promotion",
                           "capture-promotion", "capture", "null"], 0)
+    if net.king_buckets > 1:
+        seen.update({"bucket refresh": 0, "mirror refresh": 0, "castling refresh": 0})
     checked = 0
     for fen, c960, st, mb, line in _playouts():
         acc = N.new_accumulators(h, len(line) + 2)
         ref = N.new_accumulators(h, len(line) + 2)
-        N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
+        N.nnue_refresh(st, np.int64(0), pk, acc, np.int64(0), params)
         for ply, m in enumerate(line):
             parent = acc[ply].copy()
             if m == P.NULL_MOVE:
@@ -102,7 +121,16 @@ def test_incremental_equals_refresh(nets):
                 seen["null"] += 1
             else:
                 # after make_move, as the search will call it (mb[ply] is the pre-move box)
-                N.nnue_update(st, mb, np.int64(ply), np.int64(m), acc, np.int64(ply), net.w_ft)
+                N.nnue_update(st, mb, np.int64(ply), np.int64(m), acc, np.int64(ply), pk, params)
+                if net.king_buckets > 1:
+                    us = int(st[ply, P.STM])
+                    (b0, m0), (b1, m1) = (_orientation(st, r, us, net) for r in (ply, ply + 1))
+                    if b0 != b1:
+                        seen["bucket refresh"] += 1
+                    if m0 != m1:
+                        seen["mirror refresh"] += 1
+                    if (b0, m0) != (b1, m1) and (m >> 12) & 7 == P.FLAG_CASTLE:
+                        seen["castling refresh"] += 1
                 flag = (m >> 12) & 7
                 cap = int(st[ply + 1, P.CAPTURED]) != NO_PIECE
                 if flag == P.FLAG_CASTLE:
@@ -114,7 +142,7 @@ def test_incremental_equals_refresh(nets):
                 elif cap:
                     seen["capture"] += 1
             assert np.array_equal(acc[ply], parent), "nnue_update wrote the parent row"
-            N.nnue_refresh(st, np.int64(ply + 1), net.w_ft, net.b_ft, ref, np.int64(ply + 1))
+            N.nnue_refresh(st, np.int64(ply + 1), pk, ref, np.int64(ply + 1), params)
             assert np.array_equal(acc[ply + 1], ref[ply + 1]), \
                 f"{fen}: accumulator differs after {format_fen(st, mb, ply + 1)} (move {m:#x})"
             checked += 1
@@ -124,27 +152,36 @@ def test_incremental_equals_refresh(nets):
 
 
 # --- float oracle ----------------------------------------------------------------------------
-def _features(board, persp):
+def _features(board, persp, king_map=None):
     """Active inputs of a python-chess board from perspective persp (0 white, 1 black):
-    384 * (colour != persp) + 64 * type + (sq ^ 56 * persp)."""
+    384 * (colour != persp) + 64 * type + (sq ^ 56 * persp); with a 64-entry ``king_map``
+    (king-bucketed layout) 768 * bucket of the own king's square is added and every square is
+    mirrored a<->h while that king stands on files e-h."""
+    base, flip = 0, 56 * persp
+    if king_map is not None:
+        ksq = board.king(chess.WHITE if persp == 0 else chess.BLACK) ^ flip
+        base = 768 * king_map[ksq]
+        flip ^= 7 if chess.square_file(ksq) >= 4 else 0
     out = []
     for sq, piece in board.piece_map().items():
         colour = 0 if piece.color == chess.WHITE else 1
-        out.append(384 * (colour != persp) + 64 * (piece.piece_type - 1)
-                   + (sq ^ (56 * persp)))
+        out.append(base + 384 * (colour != persp) + 64 * (piece.piece_type - 1) + (sq ^ flip))
     return out
 
 
 def float_eval(net, board):
-    """Float forward pass (centipawns, side to move's view) of the dequantised weights."""
+    """Float forward pass (centipawns, side to move's view) of the dequantised weights; the
+    output bucket is (pieces - 2) // ceil(32 / B)."""
     w_ft = net.w_ft.astype(np.float64) / net.qa
     b_ft = net.b_ft.astype(np.float64) / net.qa
-    w_out = net.w_out.astype(np.float64) / net.qb
-    b_out = net.b_out / (net.qa * net.qb)
+    buckets = net.w_out.shape[0] // 2
+    bucket = (len(board.piece_map()) - 2) // -(-32 // buckets)
+    w_out = net.w_out[2 * bucket:2 * bucket + 2].astype(np.float64) / net.qb
+    out = net.out_biases[bucket] / (net.qa * net.qb)
+    king_map = net.king_map if net.layout == N.LAYOUT_KING_MIRRORED else None
     stm = 0 if board.turn == chess.WHITE else 1
-    out = b_out
     for row, persp in enumerate((stm, 1 - stm)):
-        a = np.clip(b_ft + w_ft[_features(board, persp)].sum(axis=0), 0.0, 1.0)
+        a = np.clip(b_ft + w_ft[_features(board, persp, king_map)].sum(axis=0), 0.0, 1.0)
         if net.activation == N.ACT_SCRELU:
             a = a * a
         out += float(a @ w_out[row])
@@ -161,10 +198,10 @@ def _positions(count):
     return fens[:count]
 
 
-@pytest.mark.parametrize("which", ["file", "crelu", "hot"])
+@pytest.mark.parametrize("which", ["file", "crelu", "hot", "buckets8", "king4", "king8"])
 def test_quantised_matches_float(nets, which):
     net = nets[which]
-    params = net.params
+    pk, params = net.packed(), net.params
     st, mb = P.new_stack(2)
     acc = N.new_accumulators(net.hidden, 2)
     positions = _positions(1000)
@@ -174,8 +211,8 @@ def test_quantised_matches_float(nets, which):
     saturated = 0
     for fen, c960 in positions:
         parse_fen(fen, st, mb, 0, chess960=c960)
-        N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
-        got = int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), net.w_out, params))
+        N.nnue_refresh(st, np.int64(0), pk, acc, np.int64(0), params)
+        got = int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), pk, params))
         want = float_eval(net, chess.Board(fen, chess960=c960))
         worst = max(worst, abs(got - want))
         values.add(got)
@@ -187,47 +224,52 @@ def test_quantised_matches_float(nets, which):
         assert saturated > 1000, "the hot net should exercise the clamp at QA"
 
 
-def test_packed_weights_give_the_same_results(nets):
-    """Net.packed(): one int16[771, H] array for the search; the kernels on it and its views
-    give exactly what they give on the separate arrays."""
-    net = nets["file"]
-    pk = net.packed()
-    assert pk.shape == (N.PACKED_ROWS, net.hidden)
-    st, mb, line = next((st, mb, line) for _, _, st, mb, line in _playouts(seed_base=7))
-    a = N.new_accumulators(net.hidden, len(line) + 2)
-    b = N.new_accumulators(net.hidden, len(line) + 2)
-    N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, a, np.int64(0))
-    N.nnue_refresh(st, np.int64(0), pk, pk[N.ROW_B_FT], b, np.int64(0))
-    for ply, m in enumerate(line):
-        if m == P.NULL_MOVE:
-            N.nnue_copy(a, np.int64(ply))
-            N.nnue_copy(b, np.int64(ply))
-        else:
-            N.nnue_update(st, mb, np.int64(ply), np.int64(m), a, np.int64(ply), net.w_ft)
-            N.nnue_update(st, mb, np.int64(ply), np.int64(m), b, np.int64(ply), pk)
-        assert np.array_equal(a[ply + 1], b[ply + 1])
-        assert (N.nnue_evaluate(st, np.int64(ply + 1), a, np.int64(ply + 1), net.w_out, net.params)
-                == N.nnue_evaluate(st, np.int64(ply + 1), b, np.int64(ply + 1),
-                                   pk[N.ROW_W_OUT:N.ROW_W_OUT + 2], net.params))
+def test_packed_layout(nets):
+    """Net.packed(): the w_ft rows, the b_ft row (bias_row), the 2 * B w_out rows."""
+    for net in nets.values():
+        pk = net.packed()
+        f = net.w_ft.shape[0]
+        assert pk.shape == (768 * net.king_buckets + 1 + 2 * net.output_buckets, net.hidden)
+        assert int(N.bias_row(pk, net.params)) == f
+        assert np.array_equal(pk[:f], net.w_ft) and np.array_equal(pk[f], net.b_ft)
+        assert np.array_equal(pk[f + 1:], net.w_out)
+    assert nets["file"].packed().shape[0] == N.PACKED_ROWS
 
 
-def test_mirror_symmetry(nets):
-    net = nets["file"]
+def _evaluate(net, fen):
     st, mb = P.new_stack(2)
+    parse_fen(fen, st, mb, 0)
     acc = N.new_accumulators(net.hidden, 2)
-    res = []
-    for fen, c960 in _positions(300):
-        if c960:
-            continue
-        row = []
-        for f in (fen, chess.Board(fen).mirror().fen()):
-            parse_fen(f, st, mb, 0)
-            N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
-            row.append(int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), net.w_out,
-                                           net.params)))
-        res.append(row)
+    pk, params = net.packed(), net.params
+    N.nnue_refresh(st, np.int64(0), pk, acc, np.int64(0), params)
+    return int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), pk, params))
+
+
+@pytest.mark.parametrize("which", ["file", "buckets8", "king4"])
+def test_mirror_symmetry(nets, which):
+    """A position and its colour-flipped mirror evaluate identically."""
+    net = nets[which]
+    res = [(_evaluate(net, fen), _evaluate(net, chess.Board(fen).mirror().fen()))
+           for fen, c960 in _positions(300) if not c960]
     assert len(res) > 100 and all(a == b for a, b in res)
     assert len({a for a, _ in res}) > 20
+
+
+def test_king_buckets_mirror_files(nets):
+    """With the mirrored king-bucket layout a position without castling rights and its a<->h
+    mirror evaluate identically (the plain layout has no such symmetry)."""
+    same = {}
+    for which in ("king4", "file"):
+        res = []
+        for fen, c960 in _positions(400):
+            board = chess.Board(fen, chess960=c960)
+            if board.castling_rights:
+                continue
+            res.append(_evaluate(nets[which], board.fen())
+                       == _evaluate(nets[which], board.transform(chess.flip_horizontal).fen()))
+        same[which] = res
+    assert len(same["king4"]) > 50 and all(same["king4"])
+    assert not all(same["file"])
 
 
 def test_feature_index_matches_oracle():
@@ -245,18 +287,23 @@ def test_feature_index_matches_oracle():
 # --- files -----------------------------------------------------------------------------------
 def _same(a, b):
     return (np.array_equal(a.w_ft, b.w_ft) and np.array_equal(a.b_ft, b.b_ft)
-            and np.array_equal(a.w_out, b.w_out) and a.b_out == b.b_out
-            and (a.qa, a.qb, a.scale, a.activation) == (b.qa, b.qb, b.scale, b.activation))
+            and np.array_equal(a.w_out, b.w_out) and a.out_biases == b.out_biases
+            and (a.qa, a.qb, a.scale, a.activation, a.layout, tuple(a.king_map))
+            == (b.qa, b.qb, b.scale, b.activation, b.layout, tuple(b.king_map)))
 
 
 def test_round_trip(tmp_path, nets):
     for name, net in nets.items():
         path = tmp_path / f"{name}.nnue"
         n = save_net(path, net)
-        want = HEADER.size + 2 * (768 * net.hidden + 3 * net.hidden + 1)
+        h, k, b = net.hidden, net.king_buckets, net.output_buckets
+        want = HEADER.size + 2 * (768 * k * h + h + 2 * b * h + b)
         assert os.path.getsize(path) == n == want
         assert _same(load_net(path), net)
-    # the committed test net is what scripts/make_test_net.py generates
+        assert load_net(path).architecture() == net.architecture()
+    assert nets["king4"].architecture() == "(768x4 -> 32)x2 -> 8, SCReLU"
+    # the committed test net (format version 1) is what scripts/make_test_net.py generates
+    assert open(TEST_NET, "rb").read(12)[8:] == struct.pack("<I", 1)
     assert _same(load_net(TEST_NET), random_net(32, 11))
 
 
@@ -285,24 +332,49 @@ def _bad(tmp_path, data, match):
 
 
 def test_rejects_bad_files(tmp_path):
-    good = open(TEST_NET, "rb").read()
+    good = open(TEST_NET, "rb").read()              # format version 1
+    assert len(good) > HEADER_V1.size
     _bad(tmp_path, b"", "bad magic")
     _bad(tmp_path, good[:5], "bad magic")
-    _bad(tmp_path, good[:HEADER.size - 3], "truncated header")
+    _bad(tmp_path, good[:HEADER_V1.size - 3], "truncated header")
     _bad(tmp_path, good[:-1], "truncated payload")
-    _bad(tmp_path, good[:HEADER.size + 100], "truncated payload")
+    _bad(tmp_path, good[:HEADER_V1.size + 100], "truncated payload")
     _bad(tmp_path, good + b"\0\0", "unexpected bytes")
     _bad(tmp_path, b"\x8a\x00" * 5000, "bad magic")               # foreign binary
     _bad(tmp_path, b"PK\x03\x04" + good[4:], "bad magic")         # a zip, say
     # header fields: version, H (payload length then mismatches), digest
-    _bad(tmp_path, good[:8] + struct.pack("<I", 2) + good[12:], "format version 2")
+    _bad(tmp_path, good[:8] + struct.pack("<I", 3) + good[12:], "format version 3; this build")
     _bad(tmp_path, good[:12] + struct.pack("<I", 64) + good[16:], "does not match H=64")
     _bad(tmp_path, good[:12] + struct.pack("<I", 0) + good[16:], "hidden size 0")
     flipped = bytearray(good)
-    flipped[HEADER.size + 1000] ^= 1
+    flipped[HEADER_V1.size + 1000] ^= 1
     _bad(tmp_path, bytes(flipped), "digest mismatch")
     # unknown activation: rewrite header field (offset 28) keeping the digest valid
     _bad(tmp_path, good[:28] + struct.pack("<I", 9) + good[32:], "activation")
+
+
+def test_rejects_architectures_this_build_cannot_run(tmp_path, nets):
+    """Version-2 header fields (outside the digest): input layout, output buckets, king map."""
+    path = tmp_path / "king.nnue"
+    save_net(path, nets["king4"])
+    good = path.read_bytes()
+    assert good[40:104] == bytes(nets["king4"].king_map)
+    _bad(tmp_path, good[:32] + struct.pack("<I", 5) + good[36:],
+         "input layout 5 is not one this build can run")
+    _bad(tmp_path, good[:36] + struct.pack("<I", 9) + good[40:], "9 output buckets")
+    _bad(tmp_path, good[:36] + struct.pack("<I", 0) + good[40:], "0 output buckets")
+    _bad(tmp_path, good[:36] + struct.pack("<I", 4) + good[40:], "payload length")
+    asym = bytearray(good)
+    asym[40 + 4] = 1                    # e1's bucket differs from d1's
+    _bad(tmp_path, bytes(asym), "not symmetric")
+    big = bytearray(good)
+    big[40 + 60] = big[40 + 59] = 40    # d8 and e8 in bucket 40
+    _bad(tmp_path, bytes(big), "40 king buckets|41 king buckets")
+    plain = tmp_path / "plain.nnue"
+    save_net(plain, nets["buckets8"])
+    p = bytearray(plain.read_bytes())
+    p[40] = 1
+    _bad(tmp_path, bytes(p), "king map set for the plain input layout")
 
 
 def test_rejects_overflow_prone_weights(tmp_path):

@@ -18,8 +18,8 @@ import pytest
 from uci_engine.engine import Engine
 from uci_engine.kernels import nnue as N
 from uci_engine.kernels import state as SS
-from uci_engine.kernels.nnue_consts import ROW_B_FT, ROW_W_OUT
-from uci_engine.nnue_file import DEFAULT_NET, NETS_DIR, USE_NNUE_DEFAULT, load_net, random_net
+from uci_engine.nnue_file import (DEFAULT_NET, NETS_DIR, USE_NNUE_DEFAULT, load_net, random_net,
+                                  save_net)
 from uci_engine.timeman import Limits
 
 from test_uci import Raw, bestmove_of, engine_cmd, warm_cache  # noqa: F401 (fixture)
@@ -32,14 +32,35 @@ def _fens(name, step):
         return [line.split(";")[0].strip() for line in f if line.strip()][::step]
 
 
-@pytest.fixture(scope="module")
-def nnue_engine():
+#: one net of every architecture the engine runs: the plain layout with one output (the
+#: shipped nets' architecture), and king buckets with 8 output buckets. Larger first-layer
+#: weights than the shipped test net, so accumulators move far from the bias and a wrong add or
+#: subtract changes them visibly
+ARCHITECTURES = {"plain": dict(),
+                 "king-buckets": dict(output_buckets=8, king_map="wing8")}
+
+
+@pytest.fixture(scope="module", params=sorted(ARCHITECTURES))
+def nnue_engine(request):
     e = Engine(4)
-    # a net with larger first-layer weights than the shipped test net, so accumulators move
-    # far from the bias and a wrong add or subtract changes them visibly
-    e.set_net(random_net(16, seed=11, ft_range=4.0))
+    e.set_net(random_net(16, seed=11, ft_range=4.0, **ARCHITECTURES[request.param]))
     e.set_use_nnue(True)
     return e
+
+
+def _architecture(net):
+    """What the kernels' code paths depend on: everything but the hidden size and weights."""
+    return net.layout, tuple(net.king_map), net.output_buckets, net.activation
+
+
+def test_every_shipped_architecture_is_checked():
+    """Every net shipped in uci_engine/nets has an architecture the search-level check below
+    runs (``ARCHITECTURES``), so a new kind of net cannot ship unchecked."""
+    shipped = {p.name: _architecture(load_net(str(p))) for p in Path(NETS_DIR).glob("*.nnue")}
+    checked = {_architecture(random_net(16, 11, **kw)) for kw in ARCHITECTURES.values()}
+    assert shipped and DEFAULT_NET in shipped
+    missing = sorted(name for name, arch in shipped.items() if arch not in checked)
+    assert not missing, f"shipped nets of an architecture no search test checks: {missing}"
 
 
 def _checked_search(e, fen, chess960=False, depth=6):
@@ -81,9 +102,8 @@ def test_eval_switch():
     e.set_use_nnue(True)
     acc = N.new_accumulators(16, 2)
     pk = e.net_packed
-    N.nnue_refresh(e.st, np.int64(e.root), pk, pk[ROW_B_FT], acc, np.int64(0))
-    want = int(N.nnue_evaluate(e.st, np.int64(e.root), acc, np.int64(0),
-                               pk[ROW_W_OUT:ROW_W_OUT + 2], e.net_params))
+    N.nnue_refresh(e.st, np.int64(e.root), pk, acc, np.int64(0), e.net_params)
+    want = int(N.nnue_evaluate(e.st, np.int64(e.root), acc, np.int64(0), pk, e.net_params))
     assert e.static_eval() == want != ref.static_eval()
     e.search(Limits(depth=6))
     assert (e.last_nodes, e.last_score) != (ref.last_nodes, ref.last_score)
@@ -163,18 +183,24 @@ def test_uci_evalfile_and_use_nnue(tmp_path, warm_cache):
     truncated.write_bytes(good.read_bytes()[:100])
     foreign = tmp_path / "foreign.nnue"
     foreign.write_bytes(b"this is not a net at all" * 10)
+    future = tmp_path / "future.nnue"           # an input layout this build cannot run
+    save_net(future, random_net(8, 1))
+    future.write_bytes(future.read_bytes()[:32] + b"\x07\0\0\0" + future.read_bytes()[36:])
     r = Raw().start()
     try:
         opts = _option_lines(r)
         assert opts["EvalFile"] == f"option name EvalFile type string default {DEFAULT_NET}"
         assert opts["Use NNUE"] == "option name Use NNUE type check default true"
-        for bad in (tmp_path / "missing.nnue", truncated, foreign):
+        for bad in (tmp_path / "missing.nnue", truncated, foreign, future):
             r.send(f"setoption name EvalFile value {bad}")
             lines = r.sync(30)
             errors = [ln for ln in lines if ln.startswith("info string error:")]
             assert len(errors) == 1 and f"keeping EvalFile {DEFAULT_NET}" in errors[0], lines
+            if bad == future:
+                assert "input layout 7 is not one this build can run" in errors[0], lines
         r.send(f"setoption name EvalFile value {good}")
-        assert any("info string NNUE net" in ln for ln in r.sync(30))
+        assert any(ln.startswith("info string NNUE net") and "(768 -> 128)x2 -> 1, SCReLU" in ln
+                   for ln in r.sync(30))
         r.send("setoption name Use NNUE value true", "position startpos moves e2e4", "eval")
         lines = r.sync(60)
         assert any(ln.startswith("NNUE evaluation ") for ln in lines), lines

@@ -138,42 +138,71 @@ def test_rejects_malformed_data(tmp_path):
         T.convert(str(bad))
 
 
-def test_saved_net_matches_model(trained):
-    data, out, model, record = trained
+@pytest.fixture(scope="module", params=["plain", "buckets"])
+def any_trained(request, trained, tmp_path_factory):
+    """The plain net of ``trained``, and a net with king buckets and 8 output buckets."""
+    if request.param == "plain":
+        return trained
+    d = tmp_path_factory.mktemp("train_buckets")
+    data = str(d / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    out = str(d / "net.nnue")
+    model, record = T.train([data], out, hidden=32, epochs=1, batch=128, lr=3e-3, lam=0.3,
+                            val=0.05, seed=3, progress=False, output_buckets=8,
+                            king_buckets="ranks4")
+    return data, out, model, record
+
+
+def test_saved_net_matches_model(any_trained):
+    """The engine's Numba inference of the saved net (its own feature, bucket and refresh
+    code) agrees with the trainer's float model (its numpy indices and buckets)."""
+    data, out, model, record = any_trained
     net = load_net(out)
     assert net.hidden == 32 and net.activation == N.ACT_SCRELU
-    w_ft = model.ft.weight.detach().numpy()[:768].astype(np.float64)
-    w_out = model.out.weight.detach().numpy().reshape(2, 32).astype(np.float64)
+    assert (net.output_buckets, net.king_buckets) == (model.output_buckets,
+                                                       int(model.king_map.max()) + 1)
+    assert record["architecture"] == net.architecture()
+    w_ft = model.ft.weight.detach().numpy()[:model.n_inputs].astype(np.float64)
+    w_out = model.out.weight.detach().numpy().reshape(-1, 32).astype(np.float64)
     # quantisation: each integer weight is the nearest QA / QB step of the float weight
     assert np.abs(net.w_ft / net.qa - w_ft).max() <= 0.5 / net.qa + 1e-6
     assert np.abs(net.w_out / net.qb - w_out).max() <= 0.5 / net.qb + 1e-6
     lines = _lines()[::10][:300]
+    pk = net.packed()
     st, mb = P.new_stack(2)
     acc = N.new_accumulators(net.hidden, 2)
-    diffs = []
+    diffs, buckets = [], set()
     for fen, _, _ in lines:
         fen = fen.strip()
         parse_fen(fen, st, mb, 0)
-        N.nnue_refresh(st, np.int64(0), net.w_ft, net.b_ft, acc, np.int64(0))
-        got = int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), net.w_out, net.params))
+        N.nnue_refresh(st, np.int64(0), pk, acc, np.int64(0), net.params)
+        got = int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), pk, net.params))
         feats, _ = T.fen_features(fen)
-        f = np.full((1, 32), 768, dtype=np.int64)
+        f = np.full((1, 32), -1, dtype=np.int64)
         f[0, :len(feats)] = feats
-        g = T.other_perspective(np.where(f == 768, -1, f))
-        g[g < 0] = 768
+        g = T.other_perspective(f)
+        bucket = model.buckets(f)
+        buckets.add(int(bucket[0]))
+        f, g = model.inputs(f), model.inputs(g)
+        f[f < 0] = model.n_inputs
+        g[g < 0] = model.n_inputs
         with torch.no_grad():
-            want = float(model(torch.from_numpy(f), torch.from_numpy(g))[0]) * net.scale
+            want = float(model(torch.from_numpy(f), torch.from_numpy(g),
+                               torch.from_numpy(bucket))[0]) * net.scale
         # rounding bound: each accumulator entry is off by at most (pieces + 1) / (2 QA), SCReLU
         # is 2-Lipschitz on [0, 1], each output weight by 1 / (2 QB), the bias by
         # 1 / (2 QA QB); plus 2 cp of floor division
         delta = (len(feats) + 1) * 0.5 / net.qa
-        bound = net.scale * (2 * delta * np.abs(w_out).sum() + 2 * 32 * 0.5 / net.qb
+        rows = w_out.reshape(-1, 64)[int(bucket[0])]
+        bound = net.scale * (2 * delta * np.abs(rows).sum() + 2 * 32 * 0.5 / net.qb
                              + 0.5 / (net.qa * net.qb)) + 2
         assert abs(got - want) <= bound, f"{fen}: numba {got}, torch {want:.2f}"
         diffs.append(abs(got - want))
     # rounding errors mostly cancel: the mean is far below the worst-case bound
     assert np.mean(diffs) < 5, f"mean |numba - torch| = {np.mean(diffs):.2f} cp"
     assert len({round(d, 3) for d in diffs}) > 10
+    if net.output_buckets > 1:
+        assert len(buckets) >= 4, f"the sample reached output buckets {sorted(buckets)} only"
 
 
 def test_record(trained):
@@ -185,6 +214,8 @@ def test_record(trained):
     h = saved["history"][0]
     assert 0 < h["train_loss"] < 0.25 and 0 < h["val_loss"] < 0.25
     assert saved["val_positions"] == round(3005 * 0.05)
+    # the sample has no datagen sidecar: the record says so rather than inventing a source
+    assert saved["sources"] == [{"data": os.path.abspath(data), "sidecar": None}]
     assert os.path.exists(out + ".ckpt")
     # the default fits the loss's scale to the data (a finite value inside the fit's bounds)
     assert saved["wdl_scale_fitted"] is True
@@ -216,3 +247,18 @@ def test_validation_is_the_tail(trained):
     head = np.arange(n_val)
     assert T.evaluate_loss(model, rec, head, record["lambda"], 128,
                            record["wdl_scale"]) != pytest.approx(loss, rel=1e-6)
+
+
+def test_record_names_the_data_from_its_sidecar(tmp_path):
+    """A datagen sidecar's positions, games (its finished ranges), net and command reach the
+    net's record through data_provenance."""
+    data = tmp_path / "games.bin"
+    data.write_bytes(b"")
+    side = {"nodes": 5000, "seed": 7, "commit": "abc1234", "command": "uci-engine datagen ...",
+            "format": "records", "net_sha256": "ff" * 32, "done": [[0, 9], [12, 14]],
+            "positions": 1234, "settings": {}}
+    (tmp_path / "games.bin.json").write_text(json.dumps(side))
+    [got] = T.data_provenance([str(data)])
+    assert got == {"data": str(data), "positions": 1234, "games": 13, "net_sha256": "ff" * 32,
+                   "nodes": 5000, "seed": 7, "format": "records", "commit": "abc1234",
+                   "command": "uci-engine datagen ..."}

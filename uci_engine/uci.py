@@ -132,7 +132,7 @@ class UCI(KernelLoading):
             keep = self.options["EvalFile"].value
             raise OptionError(f"EvalFile {value!r}: {exc}; keeping EvalFile {keep}") from None
         self.net = net
-        self.send(f"info string NNUE net {value} (hidden {net.hidden})")
+        self.send(f"info string NNUE net {value}: {net.architecture()}")
 
     def _use_net(self, eng, value):
         if self.net is not None and eng.net is not self.net:

@@ -73,7 +73,7 @@ def _leaf_jobs():
     from .kernels import state as SS
     from .kernels import static_eval as SE
     from .kernels import tt as TT
-    from .kernels.nnue_consts import PACKED_ROWS, PARAMS_LEN, ROW_B_FT
+    from .kernels.nnue_consts import PACKED_ROWS, PARAMS_LEN, P_OUT_BUCKETS
     from .nnue_file import USE_NNUE_DEFAULT
     st, mb = P.new_stack(8)
     mv = SS.new_move_buffers()
@@ -86,9 +86,10 @@ def _leaf_jobs():
         acc = N.new_accumulators(8, 2)
         net = np.zeros((PACKED_ROWS, 8), dtype=np.int16)
         params = np.zeros(PARAMS_LEN, dtype=np.int64)
+        params[P_OUT_BUCKETS] = 1
         evaluation = [(SE.nnue_static_eval, (st, i, ctl, acc, i, net, params)),
-                      (SE.nnue_push_move, (st, mb, i, i, acc, i, net)),
-                      (N.nnue_refresh, (st, i, net, net[ROW_B_FT], acc, i))]
+                      (SE.nnue_push_move, (st, mb, i, i, acc, i, net, params)),
+                      (N.nnue_refresh, (st, i, net, acc, i, params))]
     else:
         evaluation = [(E.evaluate, (st, i))]
     return [

@@ -23,7 +23,6 @@ from ..kernels import position as P
 from ..kernels import state as SS
 from ..kernels import static_eval as SE
 from ..kernels import tt as TT
-from ..kernels.nnue_consts import ROW_B_FT
 from ..nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net, random_net
 from ..options import MAX_THREADS  # noqa: F401  (re-exported: the Threads option's bound)
 from .driver import SearchDriver
@@ -125,7 +124,7 @@ class Engine(GameState, SearchDriver, LazySmp, StopControl, RootTablebases):
         if not self.use_nnue:
             return SE.HCE_ACC
         pk = self.net_packed
-        N.nnue_refresh(st, np.int64(root), pk, pk[ROW_B_FT], acc, np.int64(0))
+        N.nnue_refresh(st, np.int64(root), pk, acc, np.int64(0), self.net_params)
         return acc
 
     def hashfull(self):

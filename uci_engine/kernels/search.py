@@ -110,7 +110,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
 
     ``acc``, ``net``, ``net_params``: the NNUE accumulator stack (int16[rows, 2, H], row =
     search ply; row 0 refreshed by the caller for the root), packed weights
-    (int16[PACKED_ROWS, H]) and run-time scalars (int64[nnue_consts.PARAMS_LEN]) of
+    (int16[768 * K + 1 + 2 * B, H], ``Net.packed()``) and run-time scalars (int64[nnue_consts.PARAMS_LEN]) of
     :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC` the search evaluates with the hand-crafted
     evaluation and ``net``/``net_params`` are not read (any arrays of those types).
 
@@ -204,7 +204,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
                         gain = SEE_VALUE[piece_type(c)] if c != NO_PIECE else SEE_VALUE[PAWN]
                         if stand + gain + params[DELTA_MARGIN] <= alpha:
                             continue                    # delta pruning
-            nnue_push(st, mb, row, m, acc, sply, net)
+            nnue_push(st, mb, row, m, acc, sply, net, net_params)
             score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
                              row + 1, QS_DEPTH, -beta, -alpha, ZERO)
             if ctl[STOP]:
@@ -328,7 +328,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
                  + min(params[NMP_EVAL_MAX_R], (ev - beta) // params[NMP_EVAL_DIV]))
             make_null_move(st, mb, row)
             tt_prefetch(tt, st[row + 1, KEY])
-            nnue_push(st, mb, row, np.int64(NULL_MOVE), acc, sply, net)
+            nnue_push(st, mb, row, np.int64(NULL_MOVE), acc, sply, net, net_params)
             score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
                              row + 1, depth - 1 - r, -beta, -beta + 1, 1 - cut_node)
             if ctl[STOP]:
@@ -473,7 +473,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
         # window. All run through the one recursive call below: Numba types each recursive
         # call site by re-inferring the types of all of negamax (three passes per site), so
         # fewer sites mean a faster first start.
-        nnue_push(st, mb, row, m, acc, sply, net)
+        nnue_push(st, mb, row, m, acc, sply, net, net_params)
         r = 0
         if searched == 0:
             phase = PVS_FULL

@@ -13,14 +13,13 @@ from numba.extending import overload
 
 from .evaluate import evaluate
 from .nnue import nnue_update, nnue_copy, nnue_refresh, nnue_evaluate
-from .nnue_consts import ROW_B_FT, ROW_W_OUT
 from .position import NULL_MOVE
 from .state import NNUE_CHECK, NNUE_EVALS, NNUE_MISMATCHES
 
 HCE_ACC = np.zeros(1, dtype=np.int16)     # the ``acc`` argument of a hand-crafted search
 
 
-# _nrt=False as negamax: the views of ``net`` and ``acc`` taken here are not reference-counted.
+# _nrt=False as negamax: nothing here needs reference counting.
 @njit(cache=True, nogil=True, _nrt=False)
 def nnue_static_eval(st, row, ctl, acc, sply, net, params):
     """NNUE evaluation (int64 centipawns, side to move's view) of row ``row`` from accumulator
@@ -29,7 +28,7 @@ def nnue_static_eval(st, row, ctl, acc, sply, net, params):
     ``ctl[NNUE_EVALS]`` and ``ctl[NNUE_MISMATCHES]``)."""
     if ctl[NNUE_CHECK]:
         spare = acc.shape[0] - 1
-        nnue_refresh(st, row, net, net[ROW_B_FT], acc, spare)
+        nnue_refresh(st, row, net, acc, spare, params)
         ctl[NNUE_EVALS] += 1
         same = True
         for persp in range(2):
@@ -38,17 +37,17 @@ def nnue_static_eval(st, row, ctl, acc, sply, net, params):
                     same = False
         if not same:
             ctl[NNUE_MISMATCHES] += 1
-    return nnue_evaluate(st, row, acc, sply, net[ROW_W_OUT:ROW_W_OUT + 2], params)
+    return nnue_evaluate(st, row, acc, sply, net, params)
 
 
 @njit(cache=True, nogil=True)
-def nnue_push_move(st, mb, row, m, acc, sply, net):
+def nnue_push_move(st, mb, row, m, acc, sply, net, params):
     """Accumulator row ``sply + 1`` for the child of row ``row`` reached by move ``m`` (made
     already; NULL_MOVE: a copy of row ``sply``)."""
     if m == NULL_MOVE:
         nnue_copy(acc, sply)
     else:
-        nnue_update(st, mb, row, m, acc, sply, net)
+        nnue_update(st, mb, row, m, acc, sply, net, params)
 
 
 def static_eval(st, row, ctl, acc, sply, net, params):
@@ -61,13 +60,13 @@ def static_eval(st, row, ctl, acc, sply, net, params):
     return evaluate(st, row)
 
 
-def nnue_push(st, mb, row, m, acc, sply, net):
+def nnue_push(st, mb, row, m, acc, sply, net, params):
     """Before the child of row ``row`` reached by move ``m`` is searched: its accumulator
     (:func:`nnue_push_move`) when ``acc`` is an accumulator stack, nothing for
     :data:`HCE_ACC`. Called right before the child's search, so moves pruned after making them
     cost no update."""
     if acc.ndim == 3:
-        nnue_push_move(st, mb, row, m, acc, sply, net)
+        nnue_push_move(st, mb, row, m, acc, sply, net, params)
 
 
 @overload(static_eval, inline="always")
@@ -79,9 +78,9 @@ def _static_eval_typed(st, row, ctl, acc, sply, net, params):
 
 
 @overload(nnue_push, inline="always")
-def _nnue_push_typed(st, mb, row, m, acc, sply, net):
+def _nnue_push_typed(st, mb, row, m, acc, sply, net, params):
     if acc.ndim == 3:
-        return lambda st, mb, row, m, acc, sply, net: nnue_push_move(st, mb, row, m, acc, sply,
-                                                                      net)
-    return lambda st, mb, row, m, acc, sply, net: None
+        return lambda st, mb, row, m, acc, sply, net, params: nnue_push_move(
+            st, mb, row, m, acc, sply, net, params)
+    return lambda st, mb, row, m, acc, sply, net, params: None
 
