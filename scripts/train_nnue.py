@@ -53,7 +53,8 @@ twice as large as the hand-crafted evaluation's centipawns.
 The engine never imports torch: only this script does.
 
 Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.nnue
-           [--hidden 128] [--output-buckets 1] [--king-buckets none] [--epochs 10] [--batch 16384] [--lr 1e-3] [--lambda 0.5]
+           [--hidden 128] [--output-buckets 1] [--king-buckets none] [--epochs 10]
+           [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
            [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy]
 """
@@ -72,7 +73,7 @@ from uci_engine.gamerecord import is_record_file, iter_positions
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
                                             QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
                                             LAYOUT_KING_MIRRORED, KING_MAPS)
-from uci_engine.nnue_file import Net, save_net, ACTIVATIONS, king_map_of
+from uci_engine.nnue_file import Net, save_net, ACTIVATIONS, check_architecture, king_map_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -378,6 +379,9 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``king_buckets`` (a name of ``nnue_consts.KING_MAPS`` or "none"): the architecture."""
     import torch
     from tqdm import tqdm
+    # an architecture the engine cannot run fails here, not after the training
+    check_architecture(LAYOUT_PLAIN if king_buckets == "none" else LAYOUT_KING_MIRRORED,
+                       output_buckets, king_map_of(king_buckets))
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     recs = load_records(data, bin_dir, keep_noisy)

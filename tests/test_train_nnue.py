@@ -262,3 +262,16 @@ def test_record_names_the_data_from_its_sidecar(tmp_path):
     assert got == {"data": str(data), "positions": 1234, "games": 13, "net_sha256": "ff" * 32,
                    "nodes": 5000, "seed": 7, "format": "records", "commit": "abc1234",
                    "command": "uci-engine datagen ..."}
+
+
+@pytest.mark.parametrize("kwargs,match", [({"output_buckets": 9}, "9 output buckets"),
+                                          ({"output_buckets": 0}, "0 output buckets"),
+                                          ({"king_buckets": "nine"}, "unknown king-bucket map")])
+def test_an_architecture_the_engine_cannot_run_fails_before_training(tmp_path, kwargs, match):
+    data = tmp_path / "sample.txt"
+    shutil.copy(SAMPLE, data)
+    out = tmp_path / "net.nnue"
+    with pytest.raises(ValueError, match=match):
+        T.train([str(data)], str(out), hidden=8, epochs=1, progress=False, **kwargs)
+    # refused before the data was even converted
+    assert not out.exists() and not (tmp_path / "sample.txt.nnuebin.npy").exists()
