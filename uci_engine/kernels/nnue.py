@@ -174,7 +174,15 @@ def nnue_update(st, mb, ply, m, acc, aply, net, params):
     p = np.int64(mb[ply, frm])
     n = aply + 1
     h = net.shape[1]
-    king_move = p == us * PIECE_TYPES + KING
+    # the mover's perspective is rebuilt when its king move (castling too) changes that
+    # perspective's orientation; the other perspective, and every other move, is incremental
+    rebuilt = np.int64(-1)
+    if p == us * PIECE_TYPES + KING and params[P_LAYOUT] != LAYOUT_PLAIN:
+        base, flip = orientation(st, ply, us, params)
+        nbase, nflip = orientation(st, ply + 1, us, params)
+        if nbase != base or nflip != flip:
+            nnue_refresh_persp(st, ply + 1, net, acc, n, us, params)
+            rebuilt = us
     if flag == FLAG_CASTLE:
         r = us * 2 + (0 if to > frm else 1)
         kp = us * PIECE_TYPES + KING
@@ -182,12 +190,9 @@ def nnue_update(st, mb, ply, m, acc, aply, net, params):
         kto = CASTLE_KING_TO[r]
         rto = CASTLE_ROOK_TO[r]
         for persp in range(2):
+            if persp == rebuilt:
+                continue
             base, flip = orientation(st, ply, persp, params)
-            if king_move and persp == us and params[P_LAYOUT] != LAYOUT_PLAIN:
-                nbase, nflip = orientation(st, ply + 1, persp, params)
-                if nbase != base or nflip != flip:
-                    nnue_refresh_persp(st, ply + 1, net, acc, n, persp, params)
-                    continue
             a1 = oriented_index(persp, kp, kto, base, flip)
             a2 = oriented_index(persp, rp, rto, base, flip)
             s1 = oriented_index(persp, kp, frm, base, flip)
@@ -206,12 +211,9 @@ def nnue_update(st, mb, ply, m, acc, aply, net, params):
         capsq = to
         captured = np.int64(mb[ply, to])
     for persp in range(2):
+        if persp == rebuilt:
+            continue
         base, flip = orientation(st, ply, persp, params)
-        if king_move and persp == us and params[P_LAYOUT] != LAYOUT_PLAIN:
-            nbase, nflip = orientation(st, ply + 1, persp, params)
-            if nbase != base or nflip != flip:
-                nnue_refresh_persp(st, ply + 1, net, acc, n, persp, params)
-                continue
         a1 = oriented_index(persp, added, to, base, flip)
         s1 = oriented_index(persp, p, frm, base, flip)
         if captured == NO_PIECE:
