@@ -72,8 +72,8 @@ from uci_engine.dataformat import numbered_records, parse_line
 from uci_engine.gamerecord import is_record_file, iter_positions
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
                                             QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
-                                            LAYOUT_KING_MIRRORED, KING_MAPS)
-from uci_engine.nnue_file import Net, save_net, ACTIVATIONS, check_architecture, king_map_of
+                                            KING_MAPS)
+from uci_engine.nnue_file import Net, save_net, ACTIVATIONS, check_architecture, input_layout_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -184,7 +184,8 @@ def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none
     """The float model (torch Module) of a ``(768 x K -> hidden) x 2 -> output_buckets`` net;
     ``king_buckets`` names its king map ("none": the plain layout)."""
     import torch
-    king_map = np.array(king_map_of(king_buckets), dtype=np.int64)
+    layout, king_map = input_layout_of(king_buckets)
+    king_map = np.array(king_map, dtype=np.int64)
     n_inputs = N_FEATURES * (int(king_map.max()) + 1)
 
     class NNUE(torch.nn.Module):
@@ -198,6 +199,7 @@ def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none
             self.activation = activation
             self.output_buckets = output_buckets
             self.king_buckets = king_buckets
+            self.layout = layout
             self.king_map = king_map
             self.n_inputs = n_inputs
             self.ft = torch.nn.EmbeddingBag(n_inputs + 1, hidden, mode="sum",
@@ -214,7 +216,7 @@ def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none
             perspective: unchanged without king buckets; else ``768 * bucket + (f ^ 7 *
             mirrored)`` with the bucket and mirror of that perspective's own king (its
             feature is ``64 * KING + square``, the first block of 384)."""
-            if king_buckets == "none":
+            if layout == LAYOUT_PLAIN:
                 return f
             own_king = (f >= 64 * KING) & (f < 64 * KING + 64)
             ksq = np.where(own_king, f - 64 * KING, -1).max(axis=1)
@@ -319,11 +321,10 @@ def quantise(model):
     def q(x, s):
         return np.round(np.asarray(x, dtype=np.float64) * s).astype(np.int16)
 
-    plain = model.king_buckets == "none"
     return Net(w_ft=q(w_ft, QA), b_ft=q(b_ft, QA), w_out=q(w_out, QB),
                b_out=b_out[0] if model.output_buckets == 1 else b_out,
                activation=ACTIVATIONS[model.activation],
-               layout=LAYOUT_PLAIN if plain else LAYOUT_KING_MIRRORED,
+               layout=model.layout,
                king_map=tuple(int(x) for x in model.king_map))
 
 
@@ -380,8 +381,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     import torch
     from tqdm import tqdm
     # an architecture the engine cannot run fails here, not after the training
-    check_architecture(LAYOUT_PLAIN if king_buckets == "none" else LAYOUT_KING_MIRRORED,
-                       output_buckets, king_map_of(king_buckets))
+    layout, king_map = input_layout_of(king_buckets)
+    check_architecture(layout, output_buckets, king_map)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     recs = load_records(data, bin_dir, keep_noisy)

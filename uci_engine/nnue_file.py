@@ -85,14 +85,15 @@ def full_king_map(half):
     return tuple(half[(sq >> 3) * 4 + min(sq & 7, (sq & 7) ^ FILE_FLIP)] for sq in range(64))
 
 
-def king_map_of(name):
-    """The 64-entry king map of ``name``: "none" (layout 0, all zero) or a key of
-    ``nnue_consts.KING_MAPS``. Raises ValueError for another name."""
+def input_layout_of(name):
+    """``(layout, king_map)`` of the king-bucket map named ``name``: "none" gives the plain
+    layout and an all-zero map, a key of ``nnue_consts.KING_MAPS`` the mirrored king-bucket
+    layout and that map over 64 squares. Raises ValueError for another name."""
     if name == "none":
-        return (0,) * 64
+        return LAYOUT_PLAIN, (0,) * 64
     if name not in KING_MAPS:
         raise ValueError(f"unknown king-bucket map {name!r}: none, {', '.join(KING_MAPS)}")
-    return full_king_map(KING_MAPS[name])
+    return LAYOUT_KING_MIRRORED, full_king_map(KING_MAPS[name])
 
 
 @dataclass
@@ -304,10 +305,9 @@ def random_net(hidden, seed, activation=ACT_SCRELU, ft_range=1.0, out_range=1.0,
     """A seeded random quantised :class:`Net` (tests and the committed test net): float weights
     uniform in +-ft_range (first layer, over sqrt-ish fan-in) and +-out_range (output),
     quantised like a trained net; ``output_buckets`` B and ``king_map`` (a name for
-    :func:`king_map_of`; not "none": the king-bucketed layout) set the architecture."""
+    :func:`input_layout_of`) set the architecture."""
     rng = np.random.default_rng(seed)
-    kmap = king_map_of(king_map)
-    layout = LAYOUT_PLAIN if king_map == "none" else LAYOUT_KING_MIRRORED
+    layout, kmap = input_layout_of(king_map)
     k = max(kmap) + 1
     w_ft = rng.uniform(-ft_range, ft_range, (N_FEATURES * k, hidden)) * 0.25
     b_ft = rng.uniform(0.0, ft_range, hidden) * 0.5
