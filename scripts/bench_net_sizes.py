@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Search speed by net architecture: the shipped net widened, as ratios against itself.
+
+For issue 31's size choice (hidden 128/256/512/1024, king buckets, output buckets) the cost of
+a bigger net has to be known before one is trained. Random nets of each size change the search
+tree as well as the cost of a node (their bench node counts differ by 6x), so this script
+widens the shipped net instead: hidden neurons with zero weights and zero bias (SCReLU(0) = 0
+adds nothing to the output), the output row copied into every output bucket, the first layer
+copied into every king bucket. A widened net without king buckets evaluates every position
+exactly as the shipped net does, so its ``bench`` node count is the same and only the cost per
+node differs. With king buckets the board is mirrored a<->h while the king stands on files e-h,
+which changes some evaluations (the shipped net is nearly, not exactly, symmetric): the node
+count is printed so the difference is visible.
+
+Each architecture runs ``ENGINE -o EvalFile=NET bench`` ``--rounds`` times, the architectures
+alternated within a round; the table gives the node count, the median nps and its ratio to the
+shipped net's median in the same command.
+
+Usage: python scripts/bench_net_sizes.py [--engine uci-engine] [--rounds 3]
+           [--hidden 128,256,512,1024] [--king-buckets none,wing8] [--output-buckets 1,8]
+"""
+import argparse
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from uci_engine.nnue_file import (DEFAULT_NET, N_FEATURES, Net, find_net, input_layout_of,
+                                  load_net, save_net)
+
+
+def widen(net, hidden, king_buckets="none", output_buckets=1):
+    """The plain net ``net`` (K = 1, B = 1) as a :class:`Net` with ``hidden`` >= net.hidden
+    neurons (the new ones all zero), its first layer repeated for each king bucket of the
+    ``king_buckets`` map (a name for :func:`input_layout_of`) and its output row and bias
+    repeated ``output_buckets`` times. Raises ValueError for a net that already has buckets or
+    a smaller ``hidden``."""
+    if net.king_buckets != 1 or net.output_buckets != 1 or hidden < net.hidden:
+        raise ValueError(f"cannot widen {net.architecture()} to hidden {hidden}")
+    layout, kmap = input_layout_of(king_buckets)
+    k = max(kmap) + 1
+    w_ft = np.zeros((N_FEATURES * k, hidden), dtype=np.int16)
+    for b in range(k):
+        w_ft[b * N_FEATURES:(b + 1) * N_FEATURES, :net.hidden] = net.w_ft
+    b_ft = np.zeros(hidden, dtype=np.int16)
+    b_ft[:net.hidden] = net.b_ft
+    w_out = np.zeros((2 * output_buckets, hidden), dtype=np.int16)
+    for b in range(output_buckets):
+        w_out[2 * b:2 * b + 2, :net.hidden] = net.w_out
+    b_out = net.out_biases[0] if output_buckets == 1 else net.out_biases * output_buckets
+    return Net(w_ft=w_ft, b_ft=b_ft, w_out=w_out, b_out=b_out, qa=net.qa, qb=net.qb,
+               scale=net.scale, activation=net.activation, layout=layout, king_map=kmap)
+
+
+def bench(engine, net_path):
+    """(nodes, nps) of ``ENGINE -o EvalFile=NET bench``; raises RuntimeError on a failed run."""
+    cmd = shlex.split(engine) + ["-o", f"EvalFile={net_path}", "bench"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    nodes = re.search(r"Nodes searched: (\d+)", out.stdout)
+    nps = re.search(r"Nodes/second: (\d+)", out.stdout)
+    if out.returncode or not nodes or not nps:
+        raise RuntimeError(f"{cmd} failed: {out.stdout[-500:]} {out.stderr[-500:]}")
+    return int(nodes.group(1)), int(nps.group(1))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--engine", default="uci-engine", help="our engine's command line")
+    ap.add_argument("--rounds", type=int, default=3, help="bench runs per architecture")
+    ap.add_argument("--hidden", default="128,256,512,1024")
+    ap.add_argument("--king-buckets", default="none,wing8")
+    ap.add_argument("--output-buckets", default="1,8")
+    args = ap.parse_args(argv)
+    base = load_net(find_net(DEFAULT_NET))
+    archs = [(h, kb, ob) for h in map(int, args.hidden.split(","))
+             for kb in args.king_buckets.split(",") for ob in map(int, args.output_buckets.split(","))]
+    with tempfile.TemporaryDirectory() as d:
+        paths = {}
+        for a in archs:
+            net = widen(base, *a)
+            paths[a] = Path(d) / f"h{a[0]}_{a[1]}_{a[2]}.nnue"
+            save_net(paths[a], net)
+            paths[a] = (paths[a], net.architecture())
+        results = {a: [] for a in archs}
+        for r in range(args.rounds):
+            for a in archs:
+                results[a].append(bench(args.engine, paths[a][0]))
+                print(f"round {r + 1}: {paths[a][1]}: {results[a][-1]}", file=sys.stderr)
+    ref = statistics.median(nps for _, nps in results[archs[0]])
+    print(f"| architecture | bench nodes | nps (median of {args.rounds}) | ratio |")
+    print("| --- | --- | --- | --- |")
+    for a in archs:
+        nodes = sorted({n for n, _ in results[a]})
+        med = statistics.median(nps for _, nps in results[a])
+        print(f"| {paths[a][1]} | {', '.join(f'{n:,}' for n in nodes)} | {med:,.0f} | {med / ref:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
