@@ -28,33 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
-from uci_engine.nnue_file import (DEFAULT_NET, N_FEATURES, Net, find_net, input_layout_of,
-                                  load_net, save_net)
-
-
-def widen(net, hidden, king_buckets="none", output_buckets=1):
-    """The plain net ``net`` (K = 1, B = 1) as a :class:`Net` with ``hidden`` >= net.hidden
-    neurons (the new ones all zero), its first layer repeated for each king bucket of the
-    ``king_buckets`` map (a name for :func:`input_layout_of`) and its output row and bias
-    repeated ``output_buckets`` times. Raises ValueError for a net that already has buckets or
-    a smaller ``hidden``."""
-    if net.king_buckets != 1 or net.output_buckets != 1 or hidden < net.hidden:
-        raise ValueError(f"cannot widen {net.architecture()} to hidden {hidden}")
-    layout, kmap = input_layout_of(king_buckets)
-    k = max(kmap) + 1
-    w_ft = np.zeros((N_FEATURES * k, hidden), dtype=np.int16)
-    for b in range(k):
-        w_ft[b * N_FEATURES:(b + 1) * N_FEATURES, :net.hidden] = net.w_ft
-    b_ft = np.zeros(hidden, dtype=np.int16)
-    b_ft[:net.hidden] = net.b_ft
-    w_out = np.zeros((2 * output_buckets, hidden), dtype=np.int16)
-    for b in range(output_buckets):
-        w_out[2 * b:2 * b + 2, :net.hidden] = net.w_out
-    b_out = net.out_biases[0] if output_buckets == 1 else net.out_biases * output_buckets
-    return Net(w_ft=w_ft, b_ft=b_ft, w_out=w_out, b_out=b_out, qa=net.qa, qb=net.qb,
-               scale=net.scale, activation=net.activation, layout=layout, king_map=kmap)
+from uci_engine.nnue_file import DEFAULT_NET, find_net, load_net, save_net, widened_net
 
 
 def bench(engine, net_path):
@@ -82,7 +56,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as d:
         paths = {}
         for a in archs:
-            net = widen(base, *a)
+            net = widened_net(base, *a)
             paths[a] = Path(d) / f"h{a[0]}_{a[1]}_{a[2]}.nnue"
             save_net(paths[a], net)
             paths[a] = (paths[a], net.architecture())

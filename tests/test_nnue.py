@@ -31,7 +31,7 @@ from uci_engine.kernels import nnue as N
 from uci_engine.kernels.bitboard import NO_PIECE
 from uci_engine.kernels.movegen import generate_legal
 from uci_engine.nnue_file import (ACTIVATIONS, HEADER, HEADER_V1, MAGIC, NETS_DIR, Net, load_net,
-                                  random_net, save_net, check_net)
+                                  random_net, save_net, check_net, widened_net)
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 TEST_NET = os.path.join(NETS_DIR, "test_h32_screlu.nnue")
@@ -243,6 +243,30 @@ def _evaluate(net, fen):
     pk, params = net.packed(), net.params
     N.nnue_refresh(st, np.int64(0), pk, acc, np.int64(0), params)
     return int(N.nnue_evaluate(st, np.int64(0), acc, np.int64(0), pk, params))
+
+
+def test_widened_net_evaluates_as_the_original(nets):
+    """widened_net (scripts/bench_net_sizes.py's nets): zero neurons and copied output rows
+    change no evaluation of a plain net; a copied first layer with the mirrored king-bucket
+    layout changes only positions whose evaluation depends on the a<->h mirror."""
+    base = nets["file"]
+    fens = [fen for fen, c960 in _positions(200)]
+    want = [_evaluate(base, fen) for fen in fens]
+    for hidden, buckets in ((32, 8), (64, 1), (96, 8)):
+        wide = widened_net(base, hidden, output_buckets=buckets)
+        assert (wide.hidden, wide.output_buckets) == (hidden, buckets)
+        assert [_evaluate(wide, fen) for fen in fens] == want
+    king = widened_net(base, 64, king_buckets="wing8")
+    assert king.king_buckets == 8
+    # kings on files a-d: no mirror, the same features in every bucket's copy
+    a_to_d = [i for i, fen in enumerate(fens)
+              if all(chess.square_file(chess.Board(fen).king(c)) < 4 for c in chess.COLORS)]
+    assert len(a_to_d) > 20
+    assert [_evaluate(king, fens[i]) for i in a_to_d] == [want[i] for i in a_to_d]
+    with pytest.raises(ValueError):
+        widened_net(base, 16)
+    with pytest.raises(ValueError):
+        widened_net(nets["buckets8"], 64)
 
 
 @pytest.mark.parametrize("which", ["file", "buckets8", "king4"])

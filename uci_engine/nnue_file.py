@@ -318,3 +318,27 @@ def random_net(hidden, seed, activation=ACT_SCRELU, ft_range=1.0, out_range=1.0,
                w_out=np.round(w_out * QB).astype(np.int16),
                b_out=q_out[0] if output_buckets == 1 else q_out,
                activation=activation, layout=layout, king_map=kmap)
+
+
+def widened_net(net, hidden, king_buckets="none", output_buckets=1):
+    """The plain net ``net`` (K = 1, B = 1) as a :class:`Net` with ``hidden`` >= net.hidden
+    neurons (the new ones all zero), its first layer repeated for each king bucket of the
+    ``king_buckets`` map (a name for :func:`input_layout_of`) and its output row and bias
+    repeated ``output_buckets`` times. Raises ValueError for a net that already has buckets or
+    a smaller ``hidden``. Used by ``scripts/bench_net_sizes.py`` to price an architecture
+    without changing what the net computes."""
+    if net.king_buckets != 1 or net.output_buckets != 1 or hidden < net.hidden:
+        raise ValueError(f"cannot widen {net.architecture()} to hidden {hidden}")
+    layout, kmap = input_layout_of(king_buckets)
+    k = max(kmap) + 1
+    w_ft = np.zeros((N_FEATURES * k, hidden), dtype=np.int16)
+    for b in range(k):
+        w_ft[b * N_FEATURES:(b + 1) * N_FEATURES, :net.hidden] = net.w_ft
+    b_ft = np.zeros(hidden, dtype=np.int16)
+    b_ft[:net.hidden] = net.b_ft
+    w_out = np.zeros((2 * output_buckets, hidden), dtype=np.int16)
+    for b in range(output_buckets):
+        w_out[2 * b:2 * b + 2, :net.hidden] = net.w_out
+    b_out = net.out_biases[0] if output_buckets == 1 else net.out_biases * output_buckets
+    return Net(w_ft=w_ft, b_ft=b_ft, w_out=w_out, b_out=b_out, qa=net.qa, qb=net.qb,
+               scale=net.scale, activation=net.activation, layout=layout, king_map=kmap)
