@@ -1,22 +1,23 @@
 #!/usr/bin/env python3
-"""Search speed by net architecture: the shipped net widened, as ratios against itself.
+"""Search speed by net architecture: a plain net widened, as ratios against itself.
 
 For issue 31's size choice (hidden 128/256/512/1024, king buckets, output buckets) the cost of
 a bigger net has to be known before one is trained. Random nets of each size change the search
 tree as well as the cost of a node (their bench node counts differ by 6x), so this script
-widens the shipped net instead: hidden neurons with zero weights and zero bias (SCReLU(0) = 0
+widens a trained plain net instead (``--net``, default ``gen2_h128.nnue``, the last plain
+default): hidden neurons with zero weights and zero bias (SCReLU(0) = 0
 adds nothing to the output), the output row copied into every output bucket, the first layer
 copied into every king bucket. A widened net without king buckets evaluates every position
 exactly as the shipped net does, so its ``bench`` node count is the same and only the cost per
 node differs. With king buckets the board is mirrored a<->h while the king stands on files e-h,
-which changes some evaluations (the shipped net is nearly, not exactly, symmetric): the node
+which changes some evaluations (the net is nearly, not exactly, symmetric): the node
 count is printed so the difference is visible.
 
 Each architecture runs ``ENGINE -o EvalFile=NET bench`` ``--rounds`` times, the architectures
 alternated within a round; the table gives the node count, the median nps and its ratio to the
-shipped net's median in the same command.
+unwidened net's median in the same command.
 
-Usage: python scripts/bench_net_sizes.py [--engine uci-engine] [--rounds 3]
+Usage: python scripts/bench_net_sizes.py [--engine uci-engine] [--rounds 3] [--net gen2_h128.nnue]
            [--hidden 128,256,512,1024] [--king-buckets none,wing8] [--output-buckets 1,8]
 """
 import argparse
@@ -28,7 +29,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from uci_engine.nnue_file import DEFAULT_NET, find_net, load_net, save_net, widened_net
+from uci_engine.nnue_file import find_net, load_net, save_net, widened_net
+
+#: the net widened: plain layout, one output (the default)
+PLAIN_NET = "gen2_h128.nnue"
 
 
 def bench(engine, net_path):
@@ -46,11 +50,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--engine", default="uci-engine", help="our engine's command line")
     ap.add_argument("--rounds", type=int, default=3, help="bench runs per architecture")
+    ap.add_argument("--net", default=PLAIN_NET,
+                    help="a plain net with one output: a path or a shipped net's name")
     ap.add_argument("--hidden", default="128,256,512,1024")
     ap.add_argument("--king-buckets", default="none,wing8")
     ap.add_argument("--output-buckets", default="1,8")
     args = ap.parse_args(argv)
-    base = load_net(find_net(DEFAULT_NET))
+    base = load_net(find_net(args.net))
     archs = [(h, kb, ob) for h in map(int, args.hidden.split(","))
              for kb in args.king_buckets.split(",") for ob in map(int, args.output_buckets.split(","))]
     with tempfile.TemporaryDirectory() as d:

@@ -16,8 +16,9 @@ before replacing it.
 
 The plan (:data:`GENERATIONS`) follows docs/nets.md with two differences: generation 0's data
 is the first 1,000,000 positions written (not ``head -1000000`` of a 3,000,000-position run,
-the same thing) and the runs stopped by hand after 70 and 78 minutes are given their position
-counts. Datagen changed since (the node limit is now checked at every node, issue 31), so the
+the same thing) and the runs stopped by hand (after 70 and 78 minutes, and generation 3's
+data after two runs) are given their position counts. Datagen changed since (the node limit
+is now checked at every node, issue 31), so the
 remade nets are new nets of the same recipe, not byte copies.
 
 Usage:
@@ -66,7 +67,8 @@ class Generation:
 _HCE_S1 = Data("hce5k_s1", None, 5000, 1, 1_000_000)
 _GEN0_S2 = Data("gen0_5k_s2", "gen0_h128", 5000, 2, 1_148_959)
 _GEN1_S3 = Data("gen1_2k5_s3", "gen1_h128", 2500, 3, 2_654_075)
-#: docs/nets.md, generations 0-2 (gen2_h128 is the shipped net)
+_GEN2_S5 = Data("gen2_5k_s5", "gen2_h128", 5000, 5, 4_403_209)
+#: docs/nets.md, generations 0-3 (gen2_h128 is the default net; gen3_h128_o8 ships beside it)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
@@ -75,6 +77,9 @@ GENERATIONS = (
     Generation("gen2_h128", (_GEN0_S2, _GEN1_S3), ("--hidden", "128", "--epochs", "15",
                                                    "--batch", "16384", "--lr", "0.004",
                                                    "--lambda", "0.0", "--mirror")),
+    Generation("gen3_h128_o8", (_GEN2_S5,), ("--hidden", "128", "--output-buckets", "8",
+                                             "--epochs", "15", "--batch", "16384", "--lr",
+                                             "0.004", "--lambda", "0.0", "--mirror")),
 )
 
 

@@ -32,11 +32,12 @@ def _fens(name, step):
         return [line.split(";")[0].strip() for line in f if line.strip()][::step]
 
 
-#: one net of every architecture the engine runs: the plain layout with one output (the
-#: shipped nets' architecture), and king buckets with 8 output buckets. Larger first-layer
-#: weights than the shipped test net, so accumulators move far from the bias and a wrong add or
-#: subtract changes them visibly
+#: one net of every architecture the engine runs: the plain layout with one output (gen0-gen2),
+#: with 8 output buckets (gen3), and king buckets with 8 output buckets. Larger
+#: first-layer weights than the shipped test net, so accumulators move far from the bias and a
+#: wrong add or subtract changes them visibly
 ARCHITECTURES = {"plain": dict(),
+                 "output-buckets": dict(output_buckets=8),
                  "king-buckets": dict(output_buckets=8, king_map="wing8")}
 
 
