@@ -8,7 +8,7 @@ widens a trained plain net instead (``--net``, default ``gen2_h128.nnue``, the l
 default): hidden neurons with zero weights and zero bias (SCReLU(0) = 0
 adds nothing to the output), the output row copied into every output bucket, the first layer
 copied into every king bucket. A widened net without king buckets evaluates every position
-exactly as the shipped net does, so its ``bench`` node count is the same and only the cost per
+exactly as the original does, so its ``bench`` node count is the same and only the cost per
 node differs. With king buckets the board is mirrored a<->h while the king stands on files e-h,
 which changes some evaluations (the net is nearly, not exactly, symmetric): the node
 count is printed so the difference is visible.
