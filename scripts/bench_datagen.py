@@ -19,7 +19,6 @@ Prints one line per figure and the two ratios; exit status 0 (a measurement, not
 """
 import argparse
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import tempfile
 import threading
 
 from uci_engine import datagen as D
+from uci_engine.bench import parse_bench
 from uci_engine.nnue_file import DEFAULT_NET
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -41,7 +41,7 @@ def bench_nps():
     """Single-thread nps (int) of ``uci-engine bench`` with the default evaluation."""
     out = subprocess.run([sys.executable, "-m", "uci_engine", "bench"], capture_output=True,
                          text=True, check=True, timeout=600).stdout
-    return int(re.search(r"Nodes/second:\s*(\d+)", out).group(1))
+    return parse_bench(out)[1]
 
 
 def main(argv=None):

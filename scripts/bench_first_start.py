@@ -19,13 +19,14 @@ Clients' patience for comparison: fastchess waits 10 s for ``uciok``, cutechess-
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+from uci_engine.bench import parse_bench
 
 
 def engine_cmd():
@@ -90,7 +91,7 @@ def bench_nps(cache):
     """nps (int) of ``uci-engine bench`` on the cache directory ``cache``."""
     out = subprocess.run(engine_cmd() + ["bench"], env=_env(cache), capture_output=True,
                          text=True, timeout=600, check=True).stdout
-    return int(re.search(r"Nodes/second: (\d+)", out).group(1))
+    return parse_bench(out)[1]
 
 
 def main(argv=None):

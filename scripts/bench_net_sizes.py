@@ -21,7 +21,6 @@ Usage: python scripts/bench_net_sizes.py [--engine uci-engine] [--rounds 3] [--n
            [--hidden 128,256,512,1024] [--king-buckets none,wing8] [--output-buckets 1,8]
 """
 import argparse
-import re
 import shlex
 import statistics
 import subprocess
@@ -29,6 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from uci_engine.bench import parse_bench
 from uci_engine.nnue_file import find_net, load_net, save_net, widened_net
 
 #: the net widened: plain layout, one output (the default)
@@ -39,11 +39,10 @@ def bench(engine, net_path):
     """(nodes, nps) of ``ENGINE -o EvalFile=NET bench``; raises RuntimeError on a failed run."""
     cmd = shlex.split(engine) + ["-o", f"EvalFile={net_path}", "bench"]
     out = subprocess.run(cmd, capture_output=True, text=True)
-    nodes = re.search(r"Nodes searched: (\d+)", out.stdout)
-    nps = re.search(r"Nodes/second: (\d+)", out.stdout)
-    if out.returncode or not nodes or not nps:
+    nodes, nps = parse_bench(out.stdout)
+    if out.returncode or nodes is None or nps is None:
         raise RuntimeError(f"{cmd} failed: {out.stdout[-500:]} {out.stderr[-500:]}")
-    return int(nodes.group(1)), int(nps.group(1))
+    return nodes, nps
 
 
 def main(argv=None):

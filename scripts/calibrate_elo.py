@@ -45,6 +45,7 @@ import sys
 import numpy as np
 
 from uci_engine import provenance, strength
+from uci_engine.bench import parse_bench
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
 from uci_engine.tools.match import pairs_argv, play_match
@@ -237,8 +238,7 @@ def bench_signature(cmd):
                              stdin=subprocess.DEVNULL, timeout=900).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    m = re.search(r"Nodes searched\s*:\s*(\d+)", out)
-    return int(m.group(1)) if m else None
+    return parse_bench(out)[0]
 
 
 def key_of(r):

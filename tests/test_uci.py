@@ -662,7 +662,7 @@ def test_bench_evaluation_options(warm_cache):
     hand-crafted signature and ``-o EvalFile=...`` another net's, each equal to the node count
     of an in-process Engine set up the same way; values the option table refuses (a bad
     value, an unknown option, a net that does not load) exit 2."""
-    from uci_engine.bench import run_bench
+    from uci_engine.bench import parse_bench, run_bench
     from uci_engine.engine import Engine
     from uci_engine.nnue_file import load_net, find_net
     want = {}
@@ -672,7 +672,11 @@ def test_bench_evaluation_options(warm_cache):
             e.set_use_nnue(False)
         elif key == "gen1":
             e.set_net(load_net(find_net("gen1_h128.nnue")))
-        want[key] = run_bench(e, 4, out=lambda s: None)[0]
+        lines = []
+        nodes, nps = run_bench(e, 4, out=lines.append)
+        # the scripts read bench's summary with parse_bench
+        assert parse_bench("\n".join(lines)) == (nodes, nps)
+        want[key] = nodes
     assert len(set(want.values())) == 3
     assert _bench_nodes("bench", "4") == want["default"]
     assert _bench_nodes("-o", "Use NNUE=false", "bench", "4") == want["hce"]

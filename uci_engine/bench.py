@@ -4,6 +4,7 @@ The node count is the same on every run and machine for a given depth (single th
 fresh TT per position), so it identifies the search; the last two lines are
 ``Nodes searched: N`` and ``Nodes/second: N`` as OpenBench parses them.
 """
+import re
 import time
 
 # 32 positions from all game phases (opening, middlegame, tactics, endgames). Sources: the
@@ -63,3 +64,15 @@ def run_bench(engine, depth=DEFAULT_DEPTH, out=print):
     out(f"Nodes searched: {total}")
     out(f"Nodes/second: {nps}")
     return total, nps
+
+
+#: the summary lines :func:`run_bench` prints (OpenBench's parser accepts spaces around ":")
+_SUMMARY = {"nodes": re.compile(r"Nodes searched\s*:\s*(\d+)"),
+            "nps": re.compile(r"Nodes/second\s*:\s*(\d+)")}
+
+
+def parse_bench(text):
+    """``(nodes, nps)`` from the output of ``<engine> bench`` (str): the ints of its
+    ``Nodes searched`` and ``Nodes/second`` lines, each None when the line is missing."""
+    found = [pat.search(text) for pat in _SUMMARY.values()]
+    return tuple(int(m.group(1)) if m else None for m in found)
