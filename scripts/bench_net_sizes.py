@@ -59,24 +59,23 @@ def main(argv=None):
     archs = [(h, kb, ob) for h in map(int, args.hidden.split(","))
              for kb in args.king_buckets.split(",") for ob in map(int, args.output_buckets.split(","))]
     with tempfile.TemporaryDirectory() as d:
-        paths = {}
+        path, name = {}, {}           # each architecture's net file and description
         for a in archs:
             net = widened_net(base, *a)
-            paths[a] = Path(d) / f"h{a[0]}_{a[1]}_{a[2]}.nnue"
-            save_net(paths[a], net)
-            paths[a] = (paths[a], net.architecture())
+            path[a], name[a] = Path(d) / f"h{a[0]}_{a[1]}_{a[2]}.nnue", net.architecture()
+            save_net(path[a], net)
         results = {a: [] for a in archs}
         for r in range(args.rounds):
             for a in archs:
-                results[a].append(bench(args.engine, paths[a][0]))
-                print(f"round {r + 1}: {paths[a][1]}: {results[a][-1]}", file=sys.stderr)
+                results[a].append(bench(args.engine, path[a]))
+                print(f"round {r + 1}: {name[a]}: {results[a][-1]}", file=sys.stderr)
     ref = statistics.median(nps for _, nps in results[archs[0]])
     print(f"| architecture | bench nodes | nps (median of {args.rounds}) | ratio |")
     print("| --- | --- | --- | --- |")
     for a in archs:
         nodes = sorted({n for n, _ in results[a]})
         med = statistics.median(nps for _, nps in results[a])
-        print(f"| {paths[a][1]} | {', '.join(f'{n:,}' for n in nodes)} | {med:,.0f} | {med / ref:.3f} |")
+        print(f"| {name[a]} | {', '.join(f'{n:,}' for n in nodes)} | {med:,.0f} | {med / ref:.3f} |")
 
 
 if __name__ == "__main__":
