@@ -280,3 +280,49 @@ def test_go_after_a_failed_load_still_answers_a_legal_move(monkeypatch):
     u.handle("position startpos moves g1f3")
     u.handle("go movetime 100")
     _legal_bestmove(out, "g1f3")
+
+
+# Commands a client sends before the kernels have loaded; each is answered without them.
+COMMANDS_WHILE_LOADING = [
+    "uci", "debug on", "setoption name Hash value 32", "setoption name MultiPV value 2",
+    "setoption name EvalFile value gen2_h128.nnue", "setoption name Use NNUE value false",
+    "setoption name UCI_ShowWDL value true", "ucinewgame", "position startpos",
+    "position startpos moves e2e4 e7e5", "position fen 8/5k2/8/2b5/8/4B3/5K2/8 w - - 0 1",
+    "position fen 8/5k2/8/2b5/8/4B3/5K2/8 w - - 0 1 moves e3d4", "position bad",
+    "go movetime 100",
+]
+
+
+def test_commands_while_loading_do_not_import_numba():
+    """The loader thread imports numba while the session answers the client; a command that
+    imported it too (``position`` once imported uci_engine.fen) got a partly initialised module
+    (ImportError) and lost the position. Here no loader runs: after every command a client
+    sends while loading, numba is still not imported."""
+    import subprocess
+    import sys
+    code = f"""
+import io, sys, time
+from uci_engine import uci
+uci.UCI._load = lambda self, sliders: None          # the kernels never arrive
+out = io.StringIO()
+u = uci.UCI(out=out)
+u.loader.join()
+for line in {COMMANDS_WHILE_LOADING!r}:
+    u.handle(line)
+    assert "numba" not in sys.modules, line
+deadline = time.monotonic() + 30
+while "bestmove" not in out.getvalue() and time.monotonic() < deadline:
+    time.sleep(0.05)
+print(out.getvalue())
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert "uciok" in lines
+    assert [ln for ln in lines if ln.startswith("info string error:")] == [
+        "info string error: position expects 'startpos' or 'fen <FEN>', got 'bad'"]
+    best = [ln for ln in lines if ln.startswith("bestmove")]
+    board = chess.Board("8/5k2/8/2b5/8/4B3/5K2/8 w - - 0 1")
+    board.push_uci("e3d4")
+    assert len(best) == 1 and chess.Move.from_uci(best[0].split()[1]) in board.legal_moves

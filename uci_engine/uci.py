@@ -3,6 +3,10 @@
 Protocol reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and Stockfish's
 behaviour. stdout carries only protocol lines, one flushed write per line; every problem with
 the input is reported as ``info string error: ...`` and the loop keeps reading.
+
+Commands answered while the kernels load (:mod:`uci_engine.startup`) import nothing that
+imports numba: the loader thread imports it meanwhile, and Python hands a second importing
+thread a partly initialised module (ImportError) rather than deadlock.
 """
 import io
 import re
@@ -318,14 +322,13 @@ class UCI(KernelLoading):
             self.error("position expects 'startpos' or 'fen <FEN>'")
             return
         self._stop_search()
-        from .fen import STARTPOS
         if "moves" in args:
             i = args.index("moves")
             head, moves = args[:i], args[i + 1:]
         else:
             head, moves = args, []
         if head == ["startpos"]:
-            fen = STARTPOS
+            fen = chess.STARTING_FEN
         elif head and head[0] == "fen" and len(head) > 1:
             fen = " ".join(head[1:])
         else:
