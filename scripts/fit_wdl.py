@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Fit the UCI_ShowWDL win-rate model to our own self-play games; write uci_engine/wdl_params.py.
 
-Data: ``uci-engine datagen`` lines ``<FEN> | <score> | <result>`` (score in centipawns and
-result from White's view; :mod:`uci_engine.dataformat`), the FENs read by python-chess. Each
+Data: ``uci-engine datagen`` output, either game-record files (``--format records``,
+:mod:`uci_engine.gamerecord`, read as the positions the trainer keeps) or text lines
+``<FEN> | <score> | <result>`` (score in centipawns and result from White's view;
+:mod:`uci_engine.dataformat`), the FENs read by python-chess. Each
 position gives the side to move's score ``v``, the material on the board and the game's
 outcome for the side to move. The model (Stockfish's ``win_rate_model``, see uci_engine/wdl.py) is
 ``P(win) = 1 / (1 + exp((a(m) - v) / b(m)))``, ``P(loss)`` the same at ``-v``, ``P(draw)`` the
@@ -33,7 +35,7 @@ import chess
 import numpy as np
 from scipy.optimize import minimize
 
-from uci_engine import provenance
+from uci_engine import gamerecord, provenance
 from uci_engine.dataformat import read_records
 from uci_engine.nnue_file import DEFAULT_NET, find_net
 from uci_engine.wdl import MATERIAL_MAX, MATERIAL_MIN, MATERIAL_REF, MATERIAL_WEIGHTS
@@ -56,15 +58,25 @@ def material(board):
                for pt, w in zip(chess.PIECE_TYPES, MATERIAL_WEIGHTS))
 
 
+def positions(path):
+    """``(number, Record)`` (1-based) of every position of data file ``path``: a game-record file
+    (:func:`uci_engine.gamerecord.iter_positions`, numbered in file order) or text lines
+    (:func:`uci_engine.dataformat.read_records`, numbered by line). Raises ValueError at corrupt
+    data."""
+    if gamerecord.is_record_file(path):
+        return enumerate(gamerecord.iter_positions(path), 1)
+    return read_records(path)
+
+
 def load(paths, max_positions, seed):
     """Arrays (v, m, outcome) for the side to move: score (float64, cp), normalised material
     (float64), outcome (int8: 1 win, 0 draw, -1 loss); a seeded sample of at most
-    ``max_positions`` lines with |score| <= MAX_ABS_SCORE. Lines are read by
-    :func:`uci_engine.dataformat.read_records` (ValueError at a malformed line) and their FENs
-    by python-chess (ValueError for an invalid FEN)."""
+    ``max_positions`` positions with |score| <= MAX_ABS_SCORE. Positions are read by
+    :func:`positions` (ValueError at corrupt data) and their FENs by python-chess (ValueError for
+    an invalid FEN)."""
     rows = []
     for path in paths:
-        for n, rec in read_records(path):
+        for n, rec in positions(path):
             if abs(rec.score) > MAX_ABS_SCORE:
                 continue
             try:
@@ -120,7 +132,7 @@ def describe_data(paths):
     nodes, seed, datagen's commit and command, the BLAKE2b-64 digest of the net)."""
     out = []
     for p in paths:
-        lines = sum(1 for _ in read_records(p))
+        lines = sum(1 for _ in positions(p))
         meta = sidecar(p)
         games = sum(b - a + 1 for a, b in meta.get("done", []))
         out.append({"file": os.path.basename(p), "positions": lines, "games": games or None,

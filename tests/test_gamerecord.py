@@ -313,3 +313,16 @@ def test_trainer_reads_records_as_their_text(written, tmp_path):
     assert len(a) > 100 and a.tobytes() == b.tobytes()
     noisy = np.load(T.convert(str(path), bin_dir=str(tmp_path), keep_noisy=True))
     assert len(noisy) > len(a)
+
+
+def test_wdl_fit_reads_records_as_their_text(written, tmp_path):
+    F = load_script("fit_wdl")
+    path, _ = written
+    text = tmp_path / "games.txt"
+    n = G.to_text(path, text)
+    a = F.load([str(path)], 10**6, 0)
+    b = F.load([str(text)], 10**6, 0)
+    assert len(a[0]) > 50
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+    assert [d["positions"] for d in F.describe_data([str(path), str(text)])] == [n, n]
