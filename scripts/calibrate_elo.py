@@ -244,7 +244,8 @@ def bench_signature(cmd):
 def key_of(r):
     """What makes two matches the same (for resuming)."""
     return (r["mode"], r["sf_elo"], r.get("nodes"), r.get("uci_elo"), r["games"], r["tc"],
-            r["ours_cmd"], r["sf_cmd"], r["net_sha256"], tuple(r.get("law") or ()))
+            r["ours_cmd"], r["sf_cmd"], r["net_sha256"], tuple(r.get("law") or ()),
+            r.get("seed", r["sf_elo"]))
 
 
 def node_law_summary(results):
@@ -294,7 +295,7 @@ def write_params(path, summary, verify, info):
 
 def _brief(r):
     keep = ("mode", "sf_elo", "nodes", "uci_elo", "games", "tc", "wins", "losses", "draws",
-            "penta", "elo", "elo_error", "smoothed", "faults", "date")
+            "penta", "elo", "elo_error", "smoothed", "faults", "seed", "date")
     return {k: (round(r[k], 1) if isinstance(r.get(k), float) else r.get(k))
             for k in keep if k in r}
 
@@ -342,6 +343,10 @@ def main(argv=None):
                          "current range and its top)")
     ap.add_argument("--runner-args", default="",
                     help="more arguments for our runner, e.g. '-resign movecount=3 score=1000'")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="the runner's -srand (openings and colours) for every match; default: "
+                         "Stockfish's level, so a rerun replays the same openings. Another seed "
+                         "plays a level again on other openings")
     ap.add_argument("--fit-only", action="store_true", help="play nothing; fit the results file")
     ap.add_argument("--small", action="store_true",
                     help=f"smoke test: plan {','.join(f'{s}:{n}' for s, n in SMALL_PLAN)}, "
@@ -372,6 +377,8 @@ def main(argv=None):
     net_sha = provenance.net_sha256(DEFAULT_NET) if USE_NNUE_DEFAULT else None
     base = {"tc": args.tc, "games": args.games, "ours_cmd": args.ours, "sf_cmd": args.stockfish,
             "net_sha256": net_sha}
+    if args.seed is not None:
+        base["seed"] = args.seed
 
     # the opponent's own UCI_Elo range; a level outside it would be refused by the engine
     # (our runner warns and Stockfish then plays at its default): stop before playing
@@ -422,7 +429,7 @@ def main(argv=None):
                                    f"{t.get('nodes') or t.get('uci_elo')}.pgn")
             match_argv = runner_argv(args.ours, args.stockfish, t["sf_elo"], ours_opts,
                                      args.games, args.tc, ours_tc, args.concurrency, args.book,
-                                     t["sf_elo"], pgn, maxmoves) + shlex.split(args.runner_args)
+                                     t.get("seed", t["sf_elo"]), pgn, maxmoves) + shlex.split(args.runner_args)
             print(f"playing {t['mode']} sf {t['sf_elo']} ours "
                   f"{t.get('nodes') or t.get('uci_elo')} ...", flush=True)
             res = play_match(match_argv, log=lambda line: None)

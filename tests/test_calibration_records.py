@@ -1,6 +1,7 @@
 """The UCI_Elo calibration and the WDL fit: their records match the shipped default net, the
 node-law fit recovers known constants, scripts/calibrate_elo.py runs end to end against fake
 engines, and UCI_ShowWDL's estimates of clearly won, drawn and lost positions are sensible."""
+import json
 import math
 import shlex
 import sys
@@ -100,7 +101,7 @@ def test_degenerate_match_is_smoothed():
     assert smoothed and diff > 0 and math.isfinite(err) and err > 0
 
 
-def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys):
+def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys, monkeypatch):
     """Small mode against a fake pair: a fake 'ours' whose expected score follows a known node
     law (1700 at 1000 nodes, 100 per doubling) and a random mover as 'Stockfish'. It plays,
     appends every match, writes an importable constants module with its record, skips the
@@ -140,6 +141,16 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "UCI_Elo 1500:" in text and "of 2 levels within their 95 % interval" in text
     assert len(results.read_text().splitlines()) == 5
+    # --seed plays a level again on other openings: a new match with that -srand, recorded
+    # with its seed
+    real, seen = cal.play_match, []
+    monkeypatch.setattr(cal, "play_match", lambda a, **kw: seen.append(a) or real(a, **kw))
+    assert cal.main(argv + ["--verify", "--levels", "1700", "--seed", "77"]) == 0
+    assert len(seen) == 1 and seen[0][seen[0].index("-srand") + 1] == "77"
+    text = capsys.readouterr().out
+    assert "skip" not in text and text.count("UCI_Elo 1700:") == 2
+    last = json.loads(results.read_text().splitlines()[-1])
+    assert len(results.read_text().splitlines()) == 6 and last["seed"] == 77
 
 
 def test_calibrate_elo_help_states_the_plan(capsys):
