@@ -68,7 +68,7 @@ _HCE_S1 = Data("hce5k_s1", None, 5000, 1, 1_000_000)
 _GEN0_S2 = Data("gen0_5k_s2", "gen0_h128", 5000, 2, 1_148_959)
 _GEN1_S3 = Data("gen1_2k5_s3", "gen1_h128", 2500, 3, 2_654_075)
 _GEN2_S5 = Data("gen2_5k_s5", "gen2_h128", 5000, 5, 4_403_209)
-#: docs/nets.md, generations 0-3 (gen2_h128 is the default net; gen3_h128_o8 ships beside it)
+#: docs/nets.md, generations 0-3 (gen3_h128_o8 is the default net)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),

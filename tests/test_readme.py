@@ -71,6 +71,22 @@ def test_bench_signature_is_one_line():
     assert _text().count(nodes) == 1, f"{nodes} appears outside the bench line"
 
 
+def test_bench_line_is_the_engines_signature():
+    """The README's ``Bench:`` line is what ``uci-engine bench`` (the default net) and
+    ``uci-engine -o "Use NNUE=false" bench`` count now: a new default net or a search change
+    that forgets the README fails here."""
+    from uci_engine.bench import run_bench
+    from uci_engine.engine import Engine
+    stated = [int(n.replace(",", "")) for n in
+              re.findall(r"[\d,]+", BENCH_LINE.search(_text()).group(0))]
+    counted = []
+    for use_nnue in (True, False):
+        e = Engine(16)
+        e.set_use_nnue(use_nnue)
+        counted.append(run_bench(e, out=lambda line: None)[0])
+    assert stated == counted
+
+
 def test_newcomer_commands_are_what_ci_and_the_install_test_run():
     blocks = _sh_blocks(_section("On a fresh machine"))
     assert len(blocks) == 2, blocks
