@@ -427,9 +427,10 @@ def main(argv=None):
                 os.makedirs(args.pgn_dir, exist_ok=True)
                 pgn = os.path.join(args.pgn_dir, f"{t['mode']}_{t['sf_elo']}_"
                                    f"{t.get('nodes') or t.get('uci_elo')}.pgn")
+            seed = t.get("seed", t["sf_elo"])
             match_argv = runner_argv(args.ours, args.stockfish, t["sf_elo"], ours_opts,
                                      args.games, args.tc, ours_tc, args.concurrency, args.book,
-                                     t.get("seed", t["sf_elo"]), pgn, maxmoves) + shlex.split(args.runner_args)
+                                     seed, pgn, maxmoves) + shlex.split(args.runner_args)
             print(f"playing {t['mode']} sf {t['sf_elo']} ours "
                   f"{t.get('nodes') or t.get('uci_elo')} ...", flush=True)
             res = play_match(match_argv, log=lambda line: None)
