@@ -71,12 +71,16 @@ def positions(path):
 def load(paths, max_positions, seed):
     """Arrays (v, m, outcome) for the side to move: score (float64, cp), normalised material
     (float64), outcome (int8: 1 win, 0 draw, -1 loss); a seeded sample of at most
-    ``max_positions`` positions with |score| <= MAX_ABS_SCORE. Positions are read by
-    :func:`positions` (ValueError at corrupt data) and their FENs by python-chess (ValueError for
-    an invalid FEN)."""
+    ``max_positions`` positions with |score| <= MAX_ABS_SCORE. Also the number of positions
+    (list of int) in each file of ``paths``, the ones past MAX_ABS_SCORE too. Positions are read
+    by :func:`positions` (ValueError at corrupt data) and their FENs by python-chess (ValueError
+    for an invalid FEN)."""
     rows = []
+    counts = []
     for path in paths:
+        counts.append(0)
         for n, rec in positions(path):
+            counts[-1] += 1
             if abs(rec.score) > MAX_ABS_SCORE:
                 continue
             try:
@@ -92,7 +96,7 @@ def load(paths, max_positions, seed):
         raise SystemExit("no positions in the data")
     a = np.array(rows, dtype=np.float64)
     m = np.clip(a[:, 1], MATERIAL_MIN, MATERIAL_MAX) / MATERIAL_REF
-    return a[:, 0], m, a[:, 2].astype(np.int8)
+    return a[:, 0], m, a[:, 2].astype(np.int8), counts
 
 
 def _poly(c, m):
@@ -128,14 +132,14 @@ def sidecar(path):
 
 
 def describe_data(paths):
-    """One dict per data file: name, lines, and what datagen's sidecar says (games played,
-    nodes, seed, datagen's commit and command, the BLAKE2b-64 digest of the net)."""
+    """One dict per data file: name, what datagen's sidecar says (games played, nodes, seed,
+    datagen's commit and command, the BLAKE2b-64 digest of the net) and ``positions`` (None:
+    :func:`load` counts them while it reads the file)."""
     out = []
     for p in paths:
-        lines = sum(1 for _ in positions(p))
         meta = sidecar(p)
         games = sum(b - a + 1 for a, b in meta.get("done", []))
-        out.append({"file": os.path.basename(p), "positions": lines, "games": games or None,
+        out.append({"file": os.path.basename(p), "positions": None, "games": games or None,
                     "nodes": meta.get("nodes"), "seed": meta.get("seed"),
                     "datagen_commit": meta.get("commit"), "datagen_command": meta.get("command"),
                     "net_blake2b_64": meta.get("settings", {}).get("net")})
@@ -176,7 +180,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     data = describe_data(args.data)
     net_path = check_net(args.net, data)
-    v, m, outcome = load(args.data, args.max_positions, args.seed)
+    v, m, outcome, counts = load(args.data, args.max_positions, args.seed)
+    for d, n in zip(data, counts):
+        d["positions"] = n
     as_, bs, loss = fit(v, m, outcome)
     base = nll(np.array(X0), v, m, outcome)
     wins, draws, losses = (int(np.sum(outcome == k)) for k in (1, 0, -1))

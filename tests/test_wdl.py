@@ -65,6 +65,7 @@ def test_fit_writes_a_module_that_loads(tmp_path):
     exec(out.read_text(), ns)
     assert len(ns["AS"]) == 4 and len(ns["BS"]) == 4
     assert "fit_wdl.py" in ns["__doc__"] and "300 positions" in ns["__doc__"]
+    assert [d["positions"] for d in ns["RECORD"]["data"]] == [300]
     before = out.read_text()
     assert fit.main([str(data), "--out", str(out), "--dry-run"]) == 0
     assert out.read_text() == before
