@@ -2,7 +2,7 @@
 on the increment."""
 import pytest
 
-from uci_engine.timeman import LOW_CLOCK_INCREMENTS, Limits, budget
+from uci_engine.timeman import LOW_CLOCK_INCREMENTS, Limits, budget, low_clock_reserve
 
 
 def test_movetime_and_untimed():
@@ -40,26 +40,37 @@ def _settled_clock(inc, overhead, lost, start=3_000, moves=300):
     return low
 
 
-@pytest.mark.parametrize("inc", [10, 30, 50, 100])
+def test_low_clock_reserve():
+    # 20 increments at bullet speed, capped at 500 ms or 5 increments for longer controls
+    assert low_clock_reserve(10) == 20 * 10                 # 1+0.01: 200 ms
+    assert low_clock_reserve(50) == 500                     # 5+0.05: 10 increments
+    assert low_clock_reserve(100) == 500                    # 10+0.1: 5 increments
+    assert low_clock_reserve(600) == 5 * 600                # 60+0.6: 3 s
+    assert LOW_CLOCK_INCREMENTS == 20
+
+
+@pytest.mark.parametrize("inc", [10, 30, 50, 100, 600])
 def test_living_on_increment_keeps_a_reserve(inc):
     # At a 50% cap the clock settled near two increments (60 ms at +0.03); at 30% near three
     # (22 of 211 games at 5+0.05 on a loaded machine were still lost on time). A low clock
-    # now spends less than the increment, so the clock climbs back to about
-    # LOW_CLOCK_INCREMENTS increments and stays near there.
-    low = _settled_clock(inc, 10, 5, start=10 * inc, moves=600)
-    assert low >= 10 * inc - 1
-    # Above LOW_CLOCK_INCREMENTS increments one move may run to its hard limit; below, a move
-    # gains back part of its increment. So the clock never falls further below the threshold
-    # than what one hard-limited move at the threshold takes beyond its increment.
-    threshold = LOW_CLOCK_INCREMENTS * inc
-    _, hard_at_threshold = budget(Limits(wtime=threshold, winc=inc), True, 10)
-    left = 10 * inc
-    for ply in range(300):
-        _, hard = budget(Limits(wtime=int(left), winc=inc), True, 10)
-        left += inc - hard - 5
-        if ply >= 200:
-            assert left >= threshold - (hard_at_threshold - inc + 5) - 1
-    assert left >= 0.5 * threshold
+    # now spends less than the increment, so the clock climbs back to about the reserve
+    # (low_clock_reserve) and stays near there, from a start below it or above it.
+    reserve = low_clock_reserve(inc)
+    # Above the reserve one move may run to its hard limit; below, a move gains back part of
+    # its increment. So the clock never falls further below the reserve than what one
+    # hard-limited move at the reserve takes beyond its increment.
+    _, hard_at_reserve = budget(Limits(wtime=reserve, winc=inc), True, 10)
+    floor = reserve - (hard_at_reserve - inc + 5) - 1
+    for start in (reserve // 2, 3 * reserve):
+        low = _settled_clock(inc, 10, 5, start=start, moves=600)
+        assert low >= min(start, floor)
+        left = start
+        for ply in range(300):
+            _, hard = budget(Limits(wtime=int(left), winc=inc), True, 10)
+            left += inc - hard - 5
+            if ply >= 200:
+                assert left >= floor
+    assert floor >= 0.5 * reserve
 
 
 @pytest.mark.parametrize("inc,lost,stall", [(10, 5, 30), (50, 15, 60), (100, 20, 150)])

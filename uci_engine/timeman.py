@@ -33,11 +33,25 @@ class Limits:
 LOW_CLOCK_INCREMENTS = 20
 #: share of the increment a move may use (before Move Overhead) while the clock is low
 LOW_CLOCK_INC_SHARE = 0.8
+#: ... but that reserve is capped at this many milliseconds or LOW_CLOCK_MIN_INCREMENTS
+#: increments, whichever is more: 20 increments are 20 % of the base at 10+0.1 and 5+0.05,
+#: and games there ended with 21-22 % of the base unused (Ethereal 12: 6 %; docs/performance.md,
+#: "Time use"); 500 ms still outlasts the stalls of 40-150 ms that flagged games before the rule
+LOW_CLOCK_RESERVE_MS = 500
+LOW_CLOCK_MIN_INCREMENTS = 5
 #: moves still to play assumed when ``go`` gives no ``movestogo`` (sudden death with or without
 #: increment): the base soft limit is the clock plus those moves' increments over this count.
 #: At 40, games at 10+0.1 ended with 22 % of the base unused (Ethereal 12: 6 %) and the first
 #: ten moves took 0.37 s against Ethereal's 0.47 s (docs/performance.md, "Time use")
 SUDDEN_DEATH_MOVES_TO_GO = 30
+
+
+def low_clock_reserve(inc):
+    """Clock (milliseconds) below which a move spends less than the increment ``inc``
+    (milliseconds): LOW_CLOCK_INCREMENTS increments, at most the larger of
+    LOW_CLOCK_RESERVE_MS and LOW_CLOCK_MIN_INCREMENTS increments."""
+    return min(LOW_CLOCK_INCREMENTS * inc,
+               max(LOW_CLOCK_RESERVE_MS, LOW_CLOCK_MIN_INCREMENTS * inc))
 
 
 def budget(limits, white_to_move, move_overhead=10):
@@ -49,9 +63,9 @@ def budget(limits, white_to_move, move_overhead=10):
     and increments for those moves are counted in: with 0.1 s left and a 0.01 s increment the
     engine plays on increment alone, near-instantly, instead of draining its clock. The hard
     limit is at most 30% of the clock (80% on the last move before a ``movestogo`` control),
-    and while fewer than LOW_CLOCK_INCREMENTS increments are left, at most
-    LOW_CLOCK_INC_SHARE of the increment less ``move_overhead``: the clock then grows back to
-    about LOW_CLOCK_INCREMENTS increments instead of living a few milliseconds above zero."""
+    and while the clock is below :func:`low_clock_reserve`, at most LOW_CLOCK_INC_SHARE of the
+    increment less ``move_overhead``: the clock then grows back to about that reserve instead
+    of living a few milliseconds above zero."""
     if limits.infinite:
         return None, None
     if limits.movetime is not None:
@@ -73,7 +87,7 @@ def budget(limits, white_to_move, move_overhead=10):
         # stall of some 40 ms lost a 3+0.03 game on time from a 71 ms clock).
         cap = 0.3 * left - move_overhead
     hard = max(1.0, min(soft * 4.0, cap))
-    if inc > 0 and left < LOW_CLOCK_INCREMENTS * inc and mtg > 1:
+    if inc > 0 and left < low_clock_reserve(inc) and mtg > 1:
         hard = max(1.0, min(hard, LOW_CLOCK_INC_SHARE * inc - move_overhead))
     soft = min(soft, hard)
     return int(soft), int(hard)
