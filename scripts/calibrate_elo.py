@@ -22,6 +22,14 @@ Method (docs/calibration.md, which has the last calibration's matches and comman
    plus the noisy pick of :mod:`uci_engine.strength`) against Stockfish at the same ``E`` and
    the same clock, for each level of ``--levels``; a level passes when 0 lies in the 95 %
    interval of the Elo difference.
+5. **Noise cost** (``--fit-noise``): the levels below ``strength.NOISE_END`` pick among several
+   lines with noise, which costs Elo the node law does not see. Their verify matches under the
+   current law give ``level - measured = (c - c_played) * noise``, ``noise`` the level's noise
+   width in centipawns and ``c_played`` the cost per centipawn the engine compensated when the
+   match was played; weighted least squares through the origin gives ``c``, written as
+   ``NOISE_ELO_PER_CP`` (:func:`uci_engine.strength.noise_node_factor` turns it into extra
+   nodes). Without ``--fit-noise`` the current value is carried over. Verify the fitted value
+   with new games (``--seed``): a refit on the matches it was fitted to proves nothing.
 
 Every finished match is appended as one JSON line to ``--results`` (default
 calib/elo_results.jsonl, not committed); a rerun skips the matches already there (same mode,
@@ -44,7 +52,7 @@ import sys
 
 import numpy as np
 
-from uci_engine import provenance, strength
+from uci_engine import provenance, strength, strength_params
 from uci_engine.bench import parse_bench
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
@@ -90,6 +98,9 @@ SMALL_PLAN = ((1350, 100), (1600, 400))
 SMALL_GAMES = 2
 SMALL_TC = "1+0.01"
 SMALL_MAXMOVES = 20
+#: the fitted noise cost is kept below this share of noise_cost_bound's limit, so each line's
+#: nodes still rise with the level (tests/test_strength.py requires it)
+NOISE_COST_MARGIN = 0.9
 #: Stockfish's options for every match (docs/calibration.md: its clock must not decide games)
 SF_OPTIONS = ("option.UCI_LimitStrength=true", "option.Threads=1", "option.Move Overhead=100")
 
@@ -214,6 +225,64 @@ def supported_range(anchor, per_doubling, cov, elos, anchor_nodes=NODES_AT_ANCHO
     return (supported[0], supported[-1]) if supported else None
 
 
+def fit_noise_cost(levels, measured, half_width, noise, played):
+    """Weighted least squares through the origin of ``level - measured + played * noise =
+    c * noise`` over verify matches of noisy levels (sequences, one entry per match: the
+    level, its measured Elo, its 95 % half-width, the level's noise width in centipawns and the
+    Elo per centipawn compensated when it was played). Returns ``(c, se)`` in Elo per
+    centipawn, ``se`` scaled by the reduced chi-square when it exceeds 1. Raises ValueError
+    without a match with noise."""
+    n = np.asarray(noise, dtype=np.float64)
+    if not np.any(n > 0):
+        raise ValueError("the noise cost needs verify matches at levels with noise")
+    y = (np.asarray(levels, dtype=np.float64) - np.asarray(measured, dtype=np.float64)
+         + np.asarray(played, dtype=np.float64) * n)
+    w = (Z95 / np.asarray(half_width, dtype=np.float64)) ** 2
+    sxx = float(np.sum(w * n * n))
+    c = float(np.sum(w * n * y)) / sxx
+    var = 1.0 / sxx
+    if len(n) > 1:
+        var *= max(1.0, float(np.sum(w * (y - c * n) ** 2)) / (len(n) - 1))
+    return c, math.sqrt(var)
+
+
+def law_of(r):
+    """The node law ``[NODES_AT_ANCHOR, ELO_ANCHOR, ELO_PER_NODE_DOUBLING]`` a verify match
+    was played under (list of int; [] for a node-law match)."""
+    return list(r.get("law") or ())[:3]
+
+
+def noise_cost_of(r):
+    """Elo per centipawn of noise the engine compensated in verify match ``r`` (0.0 before
+    NOISE_ELO_PER_CP existed: the law list then has three entries)."""
+    law = r.get("law") or ()
+    return float(law[3]) if len(law) > 3 else 0.0
+
+
+def noise_summary(verify_rows):
+    """The noise-cost fit over ``verify_rows`` (matches under one law; the levels with noise
+    enter): dict with ``elo_per_cp``, ``se`` and the levels, or None when no level has
+    noise. A match recorded without its noise width (before ``noise_cp``) takes the current
+    ``strength.noise_for`` of its level, the same width under the same law."""
+    rows = [r for r in verify_rows
+            if r.get("noise_cp", strength.noise_for(r["uci_elo"])) > 0]
+    if not rows:
+        return None
+    c, se = fit_noise_cost([r["uci_elo"] for r in rows], [r["elo"] for r in rows],
+                           [r["elo_error"] for r in rows],
+                           [r.get("noise_cp", strength.noise_for(r["uci_elo"])) for r in rows],
+                           [noise_cost_of(r) for r in rows])
+    return {"elo_per_cp": c, "se": se, "levels": [r["uci_elo"] for r in rows],
+            "games": sum(r["games"] for r in rows)}
+
+
+def noise_cost_bound(elo_min):
+    """The largest Elo per centipawn (float) that keeps one line's nodes rising with the
+    level: the compensation falls by ``c * NOISE_AT_MIN`` Elo over the noisy span, which must
+    stay below the span itself."""
+    return max(0.0, (strength.NOISE_END - elo_min) / strength.NOISE_AT_MIN * NOISE_COST_MARGIN)
+
+
 def load_results(path):
     """Finished matches (list of dict) of a results file; [] when it does not exist."""
     if not os.path.exists(path):
@@ -261,10 +330,11 @@ def node_law_summary(results):
             "range": rng, "matches": rows}
 
 
-def write_params(path, summary, verify, info):
+def write_params(path, summary, verify, info, noise):
     """Write the generated strength_params module from a node-law ``summary`` (see
-    :func:`node_law_summary`), the ``verify`` matches of these constants and ``info`` (engine
-    commit, net, bench, command...)."""
+    :func:`node_law_summary`), the ``verify`` matches of these constants, ``info`` (engine
+    commit, net, bench, command...) and ``noise``, the noise cost: dict with ``elo_per_cp``
+    and ``fitted`` (and the fit's ``se``, levels and games when fitted)."""
     lo, hi = summary["range"]
     record = dict(info)
     record.update({
@@ -277,11 +347,13 @@ def write_params(path, summary, verify, info):
                             for r in summary["matches"]},
         "matches": [_brief(r) for r in summary["matches"]],
         "verify": [_brief(r) for r in verify],
+        "noise": {k: (round(v, 2) if isinstance(v, float) else v) for k, v in noise.items()},
     })
     constants = {"NODES_AT_ANCHOR": NODES_AT_ANCHOR,
                  "ELO_ANCHOR": int(round(summary["anchor"])),
                  "ELO_PER_NODE_DOUBLING": int(round(summary["per_doubling"])),
-                 "ELO_MIN": lo, "ELO_MAX": hi}
+                 "ELO_MIN": lo, "ELO_MAX": hi,
+                 "NOISE_ELO_PER_CP": round(noise["elo_per_cp"], 2)}
     doc = ("UCI_Elo node-law constants for :mod:`uci_engine.strength` (generated by "
            "scripts/calibrate_elo.py; do not edit).\n\n"
            f"Fitted on {len(summary['matches'])} node-limited matches against Stockfish's "
@@ -294,8 +366,8 @@ def write_params(path, summary, verify, info):
 
 
 def _brief(r):
-    keep = ("mode", "sf_elo", "nodes", "uci_elo", "games", "tc", "wins", "losses", "draws",
-            "penta", "elo", "elo_error", "smoothed", "faults", "seed", "date")
+    keep = ("mode", "sf_elo", "nodes", "uci_elo", "law", "noise_cp", "games", "tc", "wins",
+            "losses", "draws", "penta", "elo", "elo_error", "smoothed", "faults", "seed", "date")
     return {k: (round(r[k], 1) if isinstance(r.get(k), float) else r.get(k))
             for k in keep if k in r}
 
@@ -348,6 +420,10 @@ def main(argv=None):
                          "Stockfish's level, so a rerun replays the same openings. Another seed "
                          "plays a level again on other openings")
     ap.add_argument("--fit-only", action="store_true", help="play nothing; fit the results file")
+    ap.add_argument("--fit-noise", action="store_true",
+                    help="fit NOISE_ELO_PER_CP (the Elo the noisy multi-line pick costs per "
+                         "centipawn) from the verify matches of the noisy levels under the "
+                         "current law; without it the current value is kept")
     ap.add_argument("--small", action="store_true",
                     help=f"smoke test: plan {','.join(f'{s}:{n}' for s, n in SMALL_PLAN)}, "
                          f"{SMALL_GAMES} games, tc={SMALL_TC}, "
@@ -388,7 +464,10 @@ def main(argv=None):
         levels = ([int(x) for x in args.levels.split(",")] if args.levels
                   else default_verify_levels(strength.ELO_MIN, strength.ELO_MAX, sf_range))
         law = [strength.NODES_AT_ANCHOR, strength.ELO_ANCHOR, strength.ELO_PER_NODE_DOUBLING]
-        todo = [dict(base, mode="verify", sf_elo=e, uci_elo=e, law=law) for e in levels]
+        if strength.NOISE_ELO_PER_CP:       # three entries (no compensation) as before it existed
+            law.append(strength.NOISE_ELO_PER_CP)
+        todo = [dict(base, mode="verify", sf_elo=e, uci_elo=e, law=law,
+                     noise_cp=round(strength.noise_for(e), 2)) for e in levels]
     else:
         todo = [dict(base, mode="nodes", sf_elo=s, nodes=n) for s, n in args.plan]
     outside = sorted({t["sf_elo"] for t in todo if not sf_range[0] <= t["sf_elo"] <= sf_range[1]})
@@ -450,7 +529,8 @@ def main(argv=None):
                   f"faults {res['faults'] or 'none'}", flush=True)
     mine = [r for r in done if r["net_sha256"] == net_sha and r["ours_cmd"] == args.ours]
     if args.verify:
-        rows = [r for r in mine if r["mode"] == "verify"]
+        # the levels as the engine plays them now: the same law and noise compensation
+        rows = [r for r in mine if r["mode"] == "verify" and r.get("law") == law]
         bad = 0
         for r in rows:
             ok = abs(r["elo_diff"]) <= r["elo_error"]
@@ -470,14 +550,30 @@ def main(argv=None):
         print("no level is supported by the data: constants not written")
         return 1
     law = [NODES_AT_ANCHOR, int(round(summary["anchor"])), int(round(summary["per_doubling"]))]
-    verify = [r for r in mine if r["mode"] == "verify" and r.get("law") == law]
+    verify = [r for r in mine if r["mode"] == "verify" and law_of(r) == law]
+    # carried over with the record of its fit (which names the law it was fitted under)
+    noise = dict(getattr(strength_params, "RECORD", {}).get("noise")
+                 or {"elo_per_cp": float(strength.NOISE_ELO_PER_CP), "fitted": False})
+    noise["elo_per_cp"] = float(strength.NOISE_ELO_PER_CP)
+    if args.fit_noise:
+        fit = noise_summary(verify)
+        if fit is None:
+            print("no verify match at a level with noise under this law: the noise cost is "
+                  "not fitted, constants not written")
+            return 1
+        bound = noise_cost_bound(summary["range"][0])
+        c = min(max(fit["elo_per_cp"], 0.0), bound)
+        kept = "" if c == fit["elo_per_cp"] else f"; written as {c:.2f} (kept in 0 .. {bound:.2f})"
+        print(f"noise cost: {fit['elo_per_cp']:.2f} +- {fit['se']:.2f} Elo per centipawn of "
+              f"noise ({len(fit['levels'])} matches, {fit['games']} games){kept}")
+        noise = dict(fit, elo_per_cp=c, fitted=True, law=law)
     info = {"evaluation": "nnue" if USE_NNUE_DEFAULT else "hand-crafted",
             "net": DEFAULT_NET if USE_NNUE_DEFAULT else None, "net_sha256": net_sha,
             "engine_commit": provenance.git_commit(), "bench": bench_signature(args.ours),
             "date": provenance.utc_now(), "command": command, "ours_cmd": args.ours,
             "opponent": f"{args.stockfish} (UCI_LimitStrength, Threads 1, Move Overhead 100)",
             "tc": args.tc}
-    write_params(args.out, summary, verify, info)
+    write_params(args.out, summary, verify, info, noise)
     print(f"wrote {args.out}")
     return 0
 

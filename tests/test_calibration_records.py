@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from uci_engine import provenance, strength_params, wdl_params
+from uci_engine import provenance, strength, strength_params, wdl_params
 from uci_engine.nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT
 from uci_engine.tools import stats
 
@@ -95,6 +95,35 @@ def test_node_law_fit_recovers_known_constants():
     assert cal.supported_range(a, -1.0, cov, elos) is None
 
 
+def test_noise_cost_fit_recovers_a_known_cost():
+    """Synthetic verify matches of noisy levels under a true cost of 1.5 Elo per centipawn,
+    played with compensations of 0 and 1 Elo per centipawn: each reads ``level - (1.5 -
+    played) * noise`` plus its sampling error; the fit finds 1.5 within its error whatever the
+    compensation the matches were played with."""
+    cal = load_script("calibrate_elo")
+    true, rng = 1.5, np.random.default_rng(5)
+    levels, measured, errors, noise, played = [], [], [], [], []
+    for level, width in ((1400, 50.0), (1500, 40.0), (1600, 30.0), (1700, 20.0), (1800, 10.0)):
+        for c_played in (0.0, 1.0):
+            sf_elo, reading = level, level - (true - c_played) * width
+            p = stats.elo_to_score(reading - sf_elo)
+            games = rng.choice([0.0, 0.5, 1.0], size=(300, 2),
+                               p=[(1 - p) - 0.1, 0.2, p - 0.1])
+            diff, err, _ = cal.match_elo(stats.pentanomial_from_pairs(games.sum(axis=1).tolist()))
+            levels.append(level)
+            measured.append(sf_elo + diff)
+            errors.append(err)
+            noise.append(width)
+            played.append(c_played)
+    c, se = cal.fit_noise_cost(levels, measured, errors, noise, played)
+    assert 0 < se < 0.5 and abs(c - true) < 3 * se
+    # read as if nothing had been compensated, the same matches say less
+    c0, _ = cal.fit_noise_cost(levels, measured, errors, noise, [0.0] * len(noise))
+    assert c0 < c - 0.3
+    with pytest.raises(ValueError):
+        cal.fit_noise_cost([2100], [2050], [80], [0.0], [0.0])
+
+
 def test_degenerate_match_is_smoothed():
     cal = load_script("calibrate_elo")
     diff, err, smoothed = cal.match_elo([0, 0, 0, 0, 20])        # 40-0
@@ -151,6 +180,37 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys, monkeypatc
     assert "skip" not in text and text.count("UCI_Elo 1700:") == 2
     last = json.loads(results.read_text().splitlines()[-1])
     assert len(results.read_text().splitlines()) == 6 and last["seed"] == 77
+    # a verify match records the law and the noise width it was played with
+    assert last["law"][:3] == [strength.NODES_AT_ANCHOR, strength.ELO_ANCHOR,
+                               strength.ELO_PER_NODE_DOUBLING]
+    assert last["noise_cp"] == round(strength.noise_for(1700), 2)
+    # without --fit-noise the noise cost is carried over; --fit-noise fits it on the verify
+    # matches of the noisy levels under the written law (refused when there are none)
+    ns = {}
+    exec(out.read_text(), ns)
+    assert ns["RECORD"]["noise"] == strength_params.RECORD["noise"]
+    assert ns["NOISE_ELO_PER_CP"] == strength.NOISE_ELO_PER_CP
+    written_law = [cal.NODES_AT_ANCHOR, ns["ELO_ANCHOR"], ns["ELO_PER_NODE_DOUBLING"]]
+    played = [json.loads(x) for x in results.read_text().splitlines()]
+    assert not [r for r in played if r["mode"] == "verify" and r["law"][:3] == written_law]
+    assert cal.main(argv + ["--fit-only", "--fit-noise"]) == 1       # the shipped law's matches
+    assert "not fitted" in capsys.readouterr().out
+    # two verify matches of noisy levels under the written law, played with 0.5 Elo per
+    # centipawn compensated: (level - measured + 0.5 * noise) / noise is 2.0 and 1.83, equal
+    # weights, so the fit through the origin is (40 * 80 + 30 * 55) / (40^2 + 30^2) = 1.94
+    for level, width, measured in ((1500, 40.0, 1440.0), (1600, 30.0, 1560.0)):
+        cal.append_result(str(results), dict(
+            last, sf_elo=level, uci_elo=level, law=written_law + [0.5], noise_cp=width,
+            elo=measured, elo_diff=measured - level, elo_error=60.0, seed=78))
+    assert cal.main(argv + ["--fit-only", "--fit-noise"]) == 0
+    assert "noise cost: 1.94" in capsys.readouterr().out
+    ns = {}
+    exec(out.read_text(), ns)
+    assert ns["NOISE_ELO_PER_CP"] == 1.94
+    assert ns["RECORD"]["noise"]["fitted"] is True
+    assert ns["RECORD"]["noise"]["levels"] == [1500, 1600]
+    assert ns["RECORD"]["noise"]["law"] == written_law
+    assert [v["uci_elo"] for v in ns["RECORD"]["verify"]] == [1500, 1600]
 
 
 def test_calibrate_elo_help_states_the_plan(capsys):

@@ -1,4 +1,5 @@
 """UCI_LimitStrength / UCI_Elo (uci_engine/strength.py and the engine's use of it)."""
+import math
 import random
 
 import pytest
@@ -23,8 +24,24 @@ def test_nodes_and_noise_change_smoothly_with_elo():
     assert lines[0] == K.SKILL_MULTIPV and lines[-1] == 1
     assert all((n > 1) == (z > 0) for n, z in zip(lines, noise))
     assert K.nodes_for(K.ELO_MIN - 500) == K.nodes_for(K.ELO_MIN)   # clamped
-    extra = K.MULTIPV_NODE_FACTOR if K.multipv_for(K.ELO_ANCHOR) > 1 else 1
-    assert K.nodes_for(K.ELO_ANCHOR) == K.NODES_AT_ANCHOR * extra
+    extra = (K.MULTIPV_NODE_FACTOR * K.noise_node_factor(K.ELO_ANCHOR)
+             if K.multipv_for(K.ELO_ANCHOR) > 1 else 1)
+    assert K.nodes_for(K.ELO_ANCHOR) == round(K.NODES_AT_ANCHOR * extra)
+
+
+def test_noise_compensation_buys_back_its_cost_and_ends_with_the_noise():
+    """The extra nodes of a noisy level are worth NOISE_ELO_PER_CP Elo per centipawn of its
+    noise on the node law, none where the noise ends, and never fewer than none."""
+    assert K.NOISE_ELO_PER_CP >= 0
+    for elo in range(K.ELO_MIN, K.ELO_MAX + 1, 10):
+        f = K.noise_node_factor(elo)
+        bought = K.ELO_PER_NODE_DOUBLING * math.log2(f)
+        assert bought == pytest.approx(K.NOISE_ELO_PER_CP * K.noise_for(elo), abs=1e-9)
+        assert f >= 1 and (f == 1) == (K.noise_for(elo) == 0 or K.NOISE_ELO_PER_CP == 0)
+    # a chosen cost: 2 Elo per centipawn at ELO_MIN's full noise buys 2 * NOISE_AT_MIN Elo
+    f = K.noise_node_factor(K.ELO_MIN, elo_per_cp=2.0)
+    assert f == pytest.approx(2 ** (2.0 * K.NOISE_AT_MIN / K.ELO_PER_NODE_DOUBLING))
+    assert K.noise_node_factor(K.NOISE_END, elo_per_cp=2.0) == 1
 
 
 def test_pick_stays_within_the_noise():

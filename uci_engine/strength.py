@@ -14,7 +14,11 @@ Two knobs, both driven by the requested Elo and both smooth across the range:
   worse than the best by more than the noise is never chosen. The noise falls linearly from
   ``NOISE_AT_MIN`` at ELO_MIN to 0 at NOISE_END; from there on one line is searched. While
   several lines are searched the node limit is multiplied by ``MULTIPV_NODE_FACTOR`` so the best
-  line gets about the effort it would get alone and the strength does not jump at NOISE_END.
+  line gets about the effort it would get alone and the strength does not jump at NOISE_END,
+  and by ``2 ** (NOISE_ELO_PER_CP * noise / ELO_PER_NODE_DOUBLING)``, the nodes that buy back
+  the Elo the noisy pick costs: ``NOISE_ELO_PER_CP`` Elo per centipawn of noise width, fitted by
+  scripts/calibrate_elo.py ``--fit-noise`` from the verify matches of the multi-line levels
+  (docs/calibration.md). It falls to nothing with the noise at NOISE_END.
 
 Stockfish's own push, ``(weakness * (top - score) + delta * rand % weakness) / 128``, made the
 choice nearly uniform among the four lines and cost 400-650 Elo on top of the node limit (the
@@ -26,7 +30,7 @@ import random
 # nodes per move (one line) play at ELO_ANCHOR on Stockfish's UCI_Elo scale, gaining
 # ELO_PER_NODE_DOUBLING per doubling; strength_params.RECORD says what with.
 from .strength_params import (ELO_ANCHOR, ELO_MAX, ELO_MIN, ELO_PER_NODE_DOUBLING,  # noqa: F401
-                              NODES_AT_ANCHOR)
+                              NODES_AT_ANCHOR, NOISE_ELO_PER_CP)
 
 STOCKFISH_ELO_DEFAULT = 1320   # Stockfish 16's default (and lowest) UCI_Elo; 15.1's is 1350
 ELO_DEFAULT = min(max(STOCKFISH_ELO_DEFAULT, ELO_MIN), ELO_MAX)
@@ -53,12 +57,21 @@ def multipv_for(elo):
     return SKILL_MULTIPV if noise_for(elo) > 0 else 1
 
 
+def noise_node_factor(elo, elo_per_cp=None):
+    """Node multiplier (float, >= 1 for a non-negative cost) that buys back the Elo the noisy
+    pick costs at ``elo``: ``2 ** (elo_per_cp * noise_for(elo) / ELO_PER_NODE_DOUBLING)``,
+    ``elo_per_cp`` defaulting to the fitted NOISE_ELO_PER_CP (Elo per centipawn of noise
+    width); 1 where there is no noise."""
+    cost = NOISE_ELO_PER_CP if elo_per_cp is None else elo_per_cp
+    return 2 ** (cost * noise_for(elo) / ELO_PER_NODE_DOUBLING)
+
+
 def nodes_for(elo):
     """Node limit (int) per move at ``elo`` (clamped to ELO_MIN .. ELO_MAX)."""
     elo = _clamp(elo)
     n = NODES_AT_ANCHOR * 2 ** ((elo - ELO_ANCHOR) / ELO_PER_NODE_DOUBLING)
     if multipv_for(elo) > 1:
-        n *= MULTIPV_NODE_FACTOR
+        n *= MULTIPV_NODE_FACTOR * noise_node_factor(elo)
     return max(NODES_MIN, int(round(n)))
 
 
