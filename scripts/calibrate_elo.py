@@ -259,18 +259,22 @@ def noise_cost_of(r):
     return float(law[3]) if len(law) > 3 else 0.0
 
 
+def noise_width_of(r):
+    """Noise width (float, centipawns) of verify match ``r``'s level; a match recorded before
+    ``noise_cp`` takes the current ``strength.noise_for`` of its level, the same width under
+    the same law."""
+    return r.get("noise_cp", strength.noise_for(r["uci_elo"]))
+
+
 def noise_summary(verify_rows):
     """The noise-cost fit over ``verify_rows`` (matches under one law; the levels with noise
     enter): dict with ``elo_per_cp``, ``se`` and the levels, or None when no level has
-    noise. A match recorded without its noise width (before ``noise_cp``) takes the current
-    ``strength.noise_for`` of its level, the same width under the same law."""
-    rows = [r for r in verify_rows
-            if r.get("noise_cp", strength.noise_for(r["uci_elo"])) > 0]
+    noise."""
+    rows = [r for r in verify_rows if noise_width_of(r) > 0]
     if not rows:
         return None
     c, se = fit_noise_cost([r["uci_elo"] for r in rows], [r["elo"] for r in rows],
-                           [r["elo_error"] for r in rows],
-                           [r.get("noise_cp", strength.noise_for(r["uci_elo"])) for r in rows],
+                           [r["elo_error"] for r in rows], [noise_width_of(r) for r in rows],
                            [noise_cost_of(r) for r in rows])
     return {"elo_per_cp": c, "se": se, "levels": [r["uci_elo"] for r in rows],
             "games": sum(r["games"] for r in rows)}
@@ -552,7 +556,7 @@ def main(argv=None):
     law = [NODES_AT_ANCHOR, int(round(summary["anchor"])), int(round(summary["per_doubling"]))]
     verify = [r for r in mine if r["mode"] == "verify" and law_of(r) == law]
     # carried over with the record of its fit (which names the law it was fitted under)
-    noise = dict(getattr(strength_params, "RECORD", {}).get("noise")
+    noise = dict(strength_params.RECORD.get("noise")
                  or {"elo_per_cp": float(strength.NOISE_ELO_PER_CP), "fitted": False})
     noise["elo_per_cp"] = float(strength.NOISE_ELO_PER_CP)
     if args.fit_noise:
