@@ -249,14 +249,13 @@ def fit_noise_cost(levels, measured, half_width, noise, played):
 def law_of(r):
     """The node law ``[NODES_AT_ANCHOR, ELO_ANCHOR, ELO_PER_NODE_DOUBLING]`` a verify match
     was played under (list of int; [] for a node-law match)."""
-    return list(r.get("law") or ())[:3]
+    return list(r.get("law") or ())
 
 
 def noise_cost_of(r):
-    """Elo per centipawn of noise the engine compensated in verify match ``r`` (0.0 before
-    NOISE_ELO_PER_CP existed: the law list then has three entries)."""
-    law = r.get("law") or ()
-    return float(law[3]) if len(law) > 3 else 0.0
+    """Elo per centipawn of noise (float) the engine compensated in verify match ``r``: its
+    ``noise_elo_per_cp`` field, 0.0 for a match played before NOISE_ELO_PER_CP existed."""
+    return float(r.get("noise_elo_per_cp", 0.0))
 
 
 def noise_width_of(r):
@@ -317,7 +316,7 @@ def bench_signature(cmd):
 def key_of(r):
     """What makes two matches the same (for resuming)."""
     return (r["mode"], r["sf_elo"], r.get("nodes"), r.get("uci_elo"), r["games"], r["tc"],
-            r["ours_cmd"], r["sf_cmd"], r["net_sha256"], tuple(r.get("law") or ()),
+            r["ours_cmd"], r["sf_cmd"], r["net_sha256"], tuple(law_of(r)), noise_cost_of(r),
             r.get("seed", r["sf_elo"]))
 
 
@@ -370,9 +369,12 @@ def write_params(path, summary, verify, info, noise):
 
 
 def _brief(r):
-    keep = ("mode", "sf_elo", "nodes", "uci_elo", "law", "noise_cp", "games", "tc", "wins",
-            "losses", "draws", "penta", "elo", "elo_error", "smoothed", "faults", "seed", "date")
-    return {k: (round(r[k], 1) if isinstance(r.get(k), float) else r.get(k))
+    """Match ``r`` as the record keeps it: Elo figures to 0.1, the noise cost as written."""
+    keep = ("mode", "sf_elo", "nodes", "uci_elo", "law", "noise_elo_per_cp", "noise_cp", "games",
+            "tc", "wins", "losses", "draws", "penta", "elo", "elo_error", "smoothed", "faults",
+            "seed", "date")
+    return {k: (round(r[k], 1) if isinstance(r.get(k), float) and k != "noise_elo_per_cp"
+                else r.get(k))
             for k in keep if k in r}
 
 
@@ -468,10 +470,10 @@ def main(argv=None):
         levels = ([int(x) for x in args.levels.split(",")] if args.levels
                   else default_verify_levels(strength.ELO_MIN, strength.ELO_MAX, sf_range))
         law = [strength.NODES_AT_ANCHOR, strength.ELO_ANCHOR, strength.ELO_PER_NODE_DOUBLING]
-        if strength.NOISE_ELO_PER_CP:       # three entries (no compensation) as before it existed
-            law.append(strength.NOISE_ELO_PER_CP)
+        noise_cost = float(strength.NOISE_ELO_PER_CP)
         todo = [dict(base, mode="verify", sf_elo=e, uci_elo=e, law=law,
-                     noise_cp=round(strength.noise_for(e), 2)) for e in levels]
+                     noise_elo_per_cp=noise_cost, noise_cp=round(strength.noise_for(e), 2))
+                for e in levels]
     else:
         todo = [dict(base, mode="nodes", sf_elo=s, nodes=n) for s, n in args.plan]
     outside = sorted({t["sf_elo"] for t in todo if not sf_range[0] <= t["sf_elo"] <= sf_range[1]})
@@ -534,7 +536,8 @@ def main(argv=None):
     mine = [r for r in done if r["net_sha256"] == net_sha and r["ours_cmd"] == args.ours]
     if args.verify:
         # the levels as the engine plays them now: the same law and noise compensation
-        rows = [r for r in mine if r["mode"] == "verify" and r.get("law") == law]
+        rows = [r for r in mine if r["mode"] == "verify" and law_of(r) == law
+                and noise_cost_of(r) == noise_cost]
         bad = 0
         for r in rows:
             ok = abs(r["elo_diff"]) <= r["elo_error"]

@@ -180,9 +180,11 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys, monkeypatc
     assert "skip" not in text and text.count("UCI_Elo 1700:") == 2
     last = json.loads(results.read_text().splitlines()[-1])
     assert len(results.read_text().splitlines()) == 6 and last["seed"] == 77
-    # a verify match records the law and the noise width it was played with
-    assert last["law"][:3] == [strength.NODES_AT_ANCHOR, strength.ELO_ANCHOR,
-                               strength.ELO_PER_NODE_DOUBLING]
+    # a verify match records the law, the noise compensation and the noise width it was
+    # played with
+    assert last["law"] == [strength.NODES_AT_ANCHOR, strength.ELO_ANCHOR,
+                           strength.ELO_PER_NODE_DOUBLING]
+    assert last["noise_elo_per_cp"] == strength.NOISE_ELO_PER_CP
     assert last["noise_cp"] == round(strength.noise_for(1700), 2)
     # without --fit-noise the noise cost is carried over; --fit-noise fits it on the verify
     # matches of the noisy levels under the written law (refused when there are none)
@@ -192,7 +194,7 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys, monkeypatc
     assert ns["NOISE_ELO_PER_CP"] == strength.NOISE_ELO_PER_CP
     written_law = [cal.NODES_AT_ANCHOR, ns["ELO_ANCHOR"], ns["ELO_PER_NODE_DOUBLING"]]
     played = [json.loads(x) for x in results.read_text().splitlines()]
-    assert not [r for r in played if r["mode"] == "verify" and r["law"][:3] == written_law]
+    assert not [r for r in played if r["mode"] == "verify" and r["law"] == written_law]
     assert cal.main(argv + ["--fit-only", "--fit-noise"]) == 1       # the shipped law's matches
     assert "not fitted" in capsys.readouterr().out
     # two verify matches of noisy levels under the written law, played with 0.5 Elo per
@@ -200,7 +202,8 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys, monkeypatc
     # weights, so the fit through the origin is (40 * 80 + 30 * 55) / (40^2 + 30^2) = 1.94
     for level, width, measured in ((1500, 40.0, 1440.0), (1600, 30.0, 1560.0)):
         cal.append_result(str(results), dict(
-            last, sf_elo=level, uci_elo=level, law=written_law + [0.5], noise_cp=width,
+            last, sf_elo=level, uci_elo=level, law=written_law, noise_elo_per_cp=0.5,
+            noise_cp=width,
             elo=measured, elo_diff=measured - level, elo_error=60.0, seed=78))
     assert cal.main(argv + ["--fit-only", "--fit-noise"]) == 0
     assert "noise cost: 1.94" in capsys.readouterr().out
@@ -211,6 +214,7 @@ def test_calibrate_elo_end_to_end_with_fake_engines(tmp_path, capsys, monkeypatc
     assert ns["RECORD"]["noise"]["levels"] == [1500, 1600]
     assert ns["RECORD"]["noise"]["law"] == written_law
     assert [v["uci_elo"] for v in ns["RECORD"]["verify"]] == [1500, 1600]
+    assert [v["noise_elo_per_cp"] for v in ns["RECORD"]["verify"]] == [0.5, 0.5]
 
 
 def test_calibrate_elo_help_states_the_plan(capsys):
