@@ -16,8 +16,9 @@ before replacing it.
 
 The plan (:data:`GENERATIONS`) follows docs/nets.md with two differences: generation 0's data
 is the first 1,000,000 positions written (not ``head -1000000`` of a 3,000,000-position run,
-the same thing) and the runs stopped by hand (after 70 and 78 minutes, and generation 3's
-data after two runs) are given their position counts. Datagen changed since (the node limit
+the same thing) and the runs stopped by hand (after 70 and 78 minutes, generation 3's data
+after two runs, and generation 4's second part, a copy of a run's first 17,808 games) are given
+their position counts. Datagen changed since (the node limit
 is now checked at every node, issue 31), so the
 remade nets are new nets of the same recipe, not byte copies.
 
@@ -68,7 +69,9 @@ _HCE_S1 = Data("hce5k_s1", None, 5000, 1, 1_000_000)
 _GEN0_S2 = Data("gen0_5k_s2", "gen0_h128", 5000, 2, 1_148_959)
 _GEN1_S3 = Data("gen1_2k5_s3", "gen1_h128", 2500, 3, 2_654_075)
 _GEN2_S5 = Data("gen2_5k_s5", "gen2_h128", 5000, 5, 4_403_209)
-#: docs/nets.md, generations 0-3 (gen3_h128_o8 is the default net)
+#: generation 4's second part: the first 17,808 games of generation 3's self-play
+_GEN3_S6 = Data("gen3_5k_s6", "gen3_h128_o8", 5000, 6, 1_554_464)
+#: docs/nets.md, generations 0-4 (gen3_h128_o8 is the default net, gen4_h128_o8 shipped beside it)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
@@ -80,6 +83,10 @@ GENERATIONS = (
     Generation("gen3_h128_o8", (_GEN2_S5,), ("--hidden", "128", "--output-buckets", "8",
                                              "--epochs", "15", "--batch", "16384", "--lr",
                                              "0.004", "--lambda", "0.0", "--mirror")),
+    Generation("gen4_h128_o8", (_GEN2_S5, _GEN3_S6), ("--hidden", "128", "--output-buckets",
+                                                      "8", "--epochs", "15", "--batch",
+                                                      "16384", "--lr", "0.004", "--lambda",
+                                                      "0.0", "--mirror")),
 )
 
 
