@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from uci_engine import strength_params
 from uci_engine import uci as uci_mod
 from uci_engine.options import EMPTY, Option, OptionError, Options
 
@@ -94,10 +95,11 @@ def test_table_parses_by_kind():
 def test_values_set_while_loading_reach_the_engine(monkeypatch):
     """Every option with an engine effect, set before the kernels finish loading, is applied
     at the hand-over through the same table."""
+    elo = (strength_params.ELO_MIN + strength_params.ELO_MAX) // 2  # inside the fitted range
     u, out, gate, arrived = gated_uci_session(monkeypatch, cold=False)
     assert arrived.wait(300)
     for line in ("Threads value 2", "Hash value 2", "UCI_Chess960 value true",
-                 "UCI_LimitStrength value true", "UCI_Elo value 1500",
+                 "UCI_LimitStrength value true", f"UCI_Elo value {elo}",
                  "EvalFile value gen1_h128.nnue", "Use NNUE value false"):
         u.handle(f"setoption name {line}")
     assert u.engine is None
@@ -105,6 +107,6 @@ def test_values_set_while_loading_reach_the_engine(monkeypatch):
     assert u.ready.wait(300) and u.engine is not None
     eng = u.engine
     assert eng.threads == 2 and eng.tt.nbytes == 2 << 20 and eng.chess960
-    assert eng.limit_strength and eng.uci_elo == 1500 and not eng.use_nnue
+    assert eng.limit_strength and eng.uci_elo == elo and not eng.use_nnue
     assert eng.net is u.net and u.options["EvalFile"].value == "gen1_h128.nnue"
     assert not [ln for ln in out.getvalue().splitlines() if "error" in ln]
