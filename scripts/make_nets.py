@@ -71,6 +71,9 @@ _GEN1_S3 = Data("gen1_2k5_s3", "gen1_h128", 2500, 3, 2_654_075)
 _GEN2_S5 = Data("gen2_5k_s5", "gen2_h128", 5000, 5, 4_403_209)
 #: generation 4's second part: the first 17,808 games of generation 3's self-play
 _GEN3_S6 = Data("gen3_5k_s6", "gen3_h128_o8", 5000, 6, 1_554_464)
+#: the trainer's options of generations 3 and 4 (generation 4 kept generation 3's recipe)
+_H128_O8 = ("--hidden", "128", "--output-buckets", "8", "--epochs", "15", "--batch", "16384",
+            "--lr", "0.004", "--lambda", "0.0", "--mirror")
 #: docs/nets.md, generations 0-4 (gen3_h128_o8 is the default net, gen4_h128_o8 shipped beside it)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
@@ -80,13 +83,8 @@ GENERATIONS = (
     Generation("gen2_h128", (_GEN0_S2, _GEN1_S3), ("--hidden", "128", "--epochs", "15",
                                                    "--batch", "16384", "--lr", "0.004",
                                                    "--lambda", "0.0", "--mirror")),
-    Generation("gen3_h128_o8", (_GEN2_S5,), ("--hidden", "128", "--output-buckets", "8",
-                                             "--epochs", "15", "--batch", "16384", "--lr",
-                                             "0.004", "--lambda", "0.0", "--mirror")),
-    Generation("gen4_h128_o8", (_GEN2_S5, _GEN3_S6), ("--hidden", "128", "--output-buckets",
-                                                      "8", "--epochs", "15", "--batch",
-                                                      "16384", "--lr", "0.004", "--lambda",
-                                                      "0.0", "--mirror")),
+    Generation("gen3_h128_o8", (_GEN2_S5,), _H128_O8),
+    Generation("gen4_h128_o8", (_GEN2_S5, _GEN3_S6), _H128_O8),
 )
 
 
