@@ -42,6 +42,14 @@ trained on 344,354 positions (about 3,600 games, lambda 0.5) had a loss of 0.011
 split, 0.0088 on its training positions and 0.0384 on the positions of later games.
 Checkpoints (``<out>.ckpt``) after every epoch; ``--resume`` continues from one.
 
+Float weights for the campaign (docs/campaign.md): after training, the model's float weights are
+also written as ``<out minus .nnue>.f16.npz`` (float16, about 0.2 MB for a (768 -> 128) x 2 -> 8
+net, small enough to commit; the ``.ckpt`` with its Adam moments stays local). ``--init PATH``
+starts a training from such a file, or from a quantised net file (``.nnue``, its integers divided
+by QA and QB again), instead of from random weights: a lost data set then costs the hours to
+play new data, not the generation. The architecture must be the one asked for; the optimiser
+starts afresh.
+
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
 value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
 (scipy ``minimize_scalar``, as ``K`` in Texel tuning). Then the two halves of the target agree
@@ -56,7 +64,7 @@ Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.
            [--hidden 128] [--output-buckets 1] [--king-buckets none] [--epochs 10]
            [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
-           [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy]
+           [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy] [--init PATH]
 """
 import argparse
 import json
@@ -73,7 +81,8 @@ from uci_engine.gamerecord import is_record_file, iter_positions
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
                                             QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
                                             KING_MAPS)
-from uci_engine.nnue_file import Net, save_net, ACTIVATIONS, check_architecture, input_layout_of
+from uci_engine.nnue_file import (Net, save_net, load_net, ACTIVATIONS, check_architecture,
+                                  input_layout_of)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -89,6 +98,7 @@ FILE_MIRROR = 7             # index ^ 7 mirrors a feature's square a<->h (384 an
 KING = 5                    # piece type of the king (uci_engine.kernels.position.KING)
 PIECE_OF = {c: i for i, c in enumerate("PNBRQKpnbrqk")}
 CONVERT_CHUNK = 1 << 20     # positions converted per block (bounds the Python objects held)
+FLOAT_WEIGHTS_SUFFIX = ".f16.npz"   # the committed float weights (docs/campaign.md)
 
 
 def fen_features(fen):
@@ -328,6 +338,75 @@ def quantise(model):
                king_map=tuple(int(x) for x in model.king_map))
 
 
+def float_weights_path(out):
+    """Where the float weights of net file ``out`` go (str): ``out`` without ``.nnue`` plus
+    :data:`FLOAT_WEIGHTS_SUFFIX`."""
+    base = out[:-len(".nnue")] if out.endswith(".nnue") else out
+    return base + FLOAT_WEIGHTS_SUFFIX
+
+
+def _architecture_of(model):
+    return {"hidden": int(model.hidden), "activation": model.activation,
+            "output_buckets": int(model.output_buckets), "king_buckets": model.king_buckets}
+
+
+def save_float_weights(model, path):
+    """Write the model's float weights to ``path`` (a compressed ``.npz``): ``w_ft``
+    float16[n_inputs, H] (the padding row left out), ``b_ft`` float16[H], ``w_out``
+    float16[B, 2H], ``b_out`` float16[B], and ``architecture``, a JSON string of hidden,
+    activation, output_buckets and king_buckets. float16 keeps 11 bits of mantissa: finer than
+    the net file's 1/QA steps for every weight of magnitude under 8 (the clip is 1.98)."""
+    def f16(t):
+        return t.detach().numpy().astype(np.float16)
+
+    tmp = path + ".tmp.npz"
+    np.savez_compressed(tmp, w_ft=f16(model.ft.weight[:model.n_inputs]), b_ft=f16(model.ft_bias),
+                        w_out=f16(model.out.weight), b_out=f16(model.out.bias),
+                        architecture=np.array(json.dumps(_architecture_of(model))))
+    os.replace(tmp, path)
+
+
+def init_weights(model, path):
+    """Set ``model``'s float weights from ``path``: a float-weights file of
+    :func:`save_float_weights`, or a quantised net file (``.nnue``; ``w_ft`` and ``b_ft``
+    divided by QA, ``w_out`` by QB, the output biases by QA * QB, the inverse of
+    :func:`quantise`). Returns a dict naming the file, its SHA-256 and its kind, for the record.
+    Raises ValueError when the file's architecture differs from the model's, and OSError or
+    ValueError for a file that cannot be read."""
+    import hashlib
+    import torch
+    with open(path, "rb") as fh:
+        sha = hashlib.sha256(fh.read()).hexdigest()
+    want = _architecture_of(model)
+    if path.endswith(".nnue"):
+        net = load_net(path)
+        same_inputs = (net.layout == model.layout
+                       and tuple(net.king_map) == tuple(int(x) for x in model.king_map))
+        have = {"hidden": net.hidden, "output_buckets": net.output_buckets,
+                "activation": {v: k for k, v in ACTIVATIONS.items()}.get(net.activation),
+                "king_buckets": model.king_buckets if same_inputs else net.architecture()}
+        w_ft = net.w_ft.astype(np.float64) / net.qa
+        b_ft = net.b_ft.astype(np.float64) / net.qa
+        w_out = net.w_out.astype(np.float64).reshape(net.output_buckets, 2 * net.hidden) / net.qb
+        b_out = np.array(net.out_biases, dtype=np.float64) / (net.qa * net.qb)
+        kind = "net"
+    else:
+        with np.load(path, allow_pickle=False) as z:
+            have = json.loads(str(z["architecture"]))
+            w_ft, b_ft, w_out, b_out = (z[k].astype(np.float64)
+                                        for k in ("w_ft", "b_ft", "w_out", "b_out"))
+        kind = "float16 weights"
+    if have != want:
+        raise ValueError(f"{path}: architecture {have} is not the one being trained {want}")
+    with torch.no_grad():
+        model.ft.weight[:model.n_inputs] = torch.from_numpy(w_ft).to(model.ft.weight.dtype)
+        model.ft.weight[model.n_inputs].zero_()
+        model.ft_bias.copy_(torch.from_numpy(b_ft))
+        model.out.weight.copy_(torch.from_numpy(w_out))
+        model.out.bias.copy_(torch.from_numpy(b_out))
+    return {"path": os.path.abspath(path), "sha256": sha, "kind": kind}
+
+
 def evaluate_loss(model, rec, idx, lam, batch, wdl_scale=WDL_SCALE):
     import torch
     total, n = 0.0, 0
@@ -371,13 +450,17 @@ def data_provenance(paths):
 
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
-          wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none"):
+          wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
+          init=None):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
     augmentation of positions without castling rights (module docstring). ``keep_noisy``:
     game-record files also give positions whose best move is noisy. ``output_buckets`` and
-    ``king_buckets`` (a name of ``nnue_consts.KING_MAPS`` or "none"): the architecture."""
+    ``king_buckets`` (a name of ``nnue_consts.KING_MAPS`` or "none"): the architecture.
+    ``init``: a float-weights or net file the model starts from (:func:`init_weights`; ignored
+    when ``resume`` finds a checkpoint). Also writes the float weights
+    (:func:`float_weights_path`)."""
     import torch
     from tqdm import tqdm
     # an architecture the engine cannot run fails here, not after the training
@@ -397,6 +480,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     if fitted:
         wdl_scale = fit_wdl_scale(rec, train_idx, seed)
     model = make_model(hidden, activation, output_buckets, king_buckets)
+    started_from = init_weights(model, init) if init else None
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps_per_epoch = math.ceil(len(train_idx) / batch)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch,
@@ -439,6 +523,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
                     "sched": sched.state_dict(), "epoch": epoch + 1, "history": history}, ckpt)
     net = quantise(model)
     save_net(out, net)
+    save_float_weights(model, float_weights_path(out))
     record = {"data": [os.path.abspath(p) for p in data], "positions": n,
               "sources": data_provenance(data),
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
@@ -447,6 +532,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
               "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "mirror": bool(mirror),
+              "init": started_from, "float_weights": os.path.abspath(float_weights_path(out)),
               "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
               "history": history, "commit": _commit(), "net": os.path.abspath(out),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
@@ -485,6 +571,8 @@ def main(argv=None):
     ap.add_argument("--keep-noisy", action="store_true",
                     help="game-record files: also positions whose best move is a capture or "
                          "promotion (text files hold what datagen kept)")
+    ap.add_argument("--init", help="start from these weights: a float-weights file (.f16.npz, "
+                                   "written beside every net) or a net file (.nnue)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     wdl_scale = None if args.wdl_scale == "fit" else float(args.wdl_scale)
@@ -492,7 +580,8 @@ def main(argv=None):
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
                       progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale,
                       mirror=args.mirror, keep_noisy=args.keep_noisy,
-                      output_buckets=args.output_buckets, king_buckets=args.king_buckets)
+                      output_buckets=args.output_buckets, king_buckets=args.king_buckets,
+                      init=args.init)
     last = record["history"][-1]
     print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
 

@@ -275,3 +275,63 @@ def test_an_architecture_the_engine_cannot_run_fails_before_training(tmp_path, k
         T.train([str(data)], str(out), hidden=8, epochs=1, progress=False, **kwargs)
     # refused before the data was even converted
     assert not out.exists() and not (tmp_path / "sample.txt.nnuebin.npy").exists()
+
+
+# --- float weights and --init (the campaign's checkpoints, docs/campaign.md) ------------------
+def test_float_weights_are_the_models_in_float16(trained):
+    """The committed float weights (``<net>.f16.npz``) hold the model's weights rounded to
+    float16, and its architecture; the record names the file."""
+    data, out, model, record = trained
+    path = T.float_weights_path(out)
+    assert path.endswith("net.f16.npz") and record["float_weights"] == os.path.abspath(path)
+    with np.load(path) as z:
+        assert json.loads(str(z["architecture"])) == {"hidden": 32, "activation": "screlu",
+                                                      "output_buckets": 1,
+                                                      "king_buckets": "none"}
+        w_ft = model.ft.weight.detach().numpy()[:model.n_inputs]
+        assert z["w_ft"].dtype == np.float16 and z["w_ft"].shape == w_ft.shape
+        assert np.array_equal(z["w_ft"], w_ft.astype(np.float16))
+        assert np.array_equal(z["w_out"], model.out.weight.detach().numpy().astype(np.float16))
+        assert np.array_equal(z["b_out"], model.out.bias.detach().numpy().astype(np.float16))
+    assert record["init"] is None
+
+
+@pytest.mark.parametrize("arch", [dict(hidden=32),
+                                  dict(hidden=32, output_buckets=8, king_buckets="ranks4")])
+def test_init_from_a_net_file_starts_at_that_net(tmp_path, arch):
+    """``--init NET.nnue``: the model starts at the net's weights, so with no epoch the
+    trainer writes the same integers back (dequantise, then quantise, is the identity), and
+    its float weights start a second run at the same net again."""
+    from uci_engine.nnue_file import random_net, save_net
+    data = tmp_path / "sample.txt"
+    shutil.copy(SAMPLE, data)
+    src = random_net(32, seed=5, ft_range=1.0, out_range=1.0,
+                     output_buckets=arch.get("output_buckets", 1),
+                     king_map=arch.get("king_buckets", "none"))
+    save_net(str(tmp_path / "src.nnue"), src)
+    out = str(tmp_path / "again.nnue")
+    _, record = T.train([str(data)], out, epochs=0, progress=False, init=str(tmp_path / "src.nnue"),
+                        **arch)
+    assert record["init"]["kind"] == "net" and record["init"]["path"].endswith("src.nnue")
+    for path in (out, None):
+        if path is None:        # from the float16 file of the first run
+            path = str(tmp_path / "third.nnue")
+            T.train([str(data)], path, epochs=0, progress=False,
+                    init=T.float_weights_path(out), **arch)
+        got = load_net(path)
+        assert np.array_equal(got.w_ft, src.w_ft) and np.array_equal(got.b_ft, src.b_ft)
+        assert np.array_equal(got.w_out, src.w_out) and got.out_biases == src.out_biases
+        assert got.king_map == src.king_map
+
+
+@pytest.mark.parametrize("arch", [dict(hidden=16), dict(hidden=32, output_buckets=8),
+                                  dict(hidden=32, king_buckets="ranks4")])
+def test_init_refuses_another_architecture(tmp_path, arch):
+    from uci_engine.nnue_file import random_net, save_net
+    data = tmp_path / "sample.txt"
+    shutil.copy(SAMPLE, data)
+    save_net(str(tmp_path / "src.nnue"), random_net(32, seed=5))
+    with pytest.raises(ValueError, match="architecture"):
+        T.train([str(data)], str(tmp_path / "x.nnue"), epochs=0, progress=False,
+                init=str(tmp_path / "src.nnue"), **arch)
+    assert not (tmp_path / "x.nnue").exists()
