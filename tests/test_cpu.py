@@ -72,7 +72,7 @@ def test_detection_failure_is_magic(host, monkeypatch):
     assert cpu.choose() == ("magic", "magic (cpu detection failed: RuntimeError)", None)
 
 
-@pytest.mark.parametrize("name", ["magic", "rayscan", "pext", " PEXT "])
+@pytest.mark.parametrize("name", ["magic", "black", "rayscan", "pext", " PEXT ", "Black"])
 def test_env_override(host, monkeypatch, name):
     host(_info("AuthenticAMD", 0x17))
     monkeypatch.setenv(cpu.OVERRIDE_ENV, name)
@@ -84,6 +84,7 @@ def test_argument_beats_env(host, monkeypatch):
     host(_info())
     monkeypatch.setenv(cpu.OVERRIDE_ENV, "rayscan")
     assert cpu.choose("magic") == ("magic", "magic (override --sliders)", None)
+    assert cpu.choose("black") == ("black", "black (override --sliders)", None)
     assert cpu.choose("auto")[0] == "rayscan"  # "auto" defers to the environment
     monkeypatch.setenv(cpu.OVERRIDE_ENV, "auto")
     assert cpu.choose(None) == ("pext", "pext (bmi2, GenuineIntel family 6)", None)

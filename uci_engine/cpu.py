@@ -6,7 +6,7 @@ Policy (Stockfish's CPU gating; chessprogramming wiki "BMI2"):
   0x17 (Zen 1/Zen 2) and Hygon family 0x18 (Zen 1 based), whose PEXT is microcoded and slow;
 * ``magic`` otherwise, and on every non-x86 machine;
 * an override (the ``--sliders`` argument, else ``UCI_ENGINE_SLIDERS``) picks ``pext``,
-  ``magic`` or ``rayscan``; ``pext`` without BMI2 falls back to ``magic`` with a warning,
+  ``magic``, ``black`` (fixed-shift black magics, a smaller table) or ``rayscan``; ``pext`` without BMI2 falls back to ``magic`` with a warning,
   because compiling PEXT for a CPU without it aborts the process.
 
 ``py-cpuinfo``'s ``get_cpu_info()`` runs a subprocess (about 1 s), so the few fields used here
@@ -24,7 +24,7 @@ import tempfile
 from .cachedir import cache_root
 
 OVERRIDE_ENV = "UCI_ENGINE_SLIDERS"
-CHOICES = ("pext", "magic", "rayscan")
+CHOICES = ("pext", "magic", "black", "rayscan")
 _AUTO = ("", "auto")
 #: (vendor_id_raw, family) pairs with slow, microcoded PEXT.
 SLOW_PEXT = {("AuthenticAMD", 0x17), ("HygonGenuine", 0x18)}
