@@ -1,9 +1,9 @@
 """Slider attack backends against the ray-scan oracle, exhaustively over every relevant subset.
 
 ``sliders_magic``, ``sliders_black`` and ``sliders_pext`` do not depend on the process-wide
-backend choice, so they are imported directly; the PEXT checks skip themselves without BMI2. The comparisons run inside
-``@njit`` loops: 107,648 (square, subset) cases per piece pair, each also with random bits
-outside the mask, which the lookups must ignore.
+backend choice, so they are imported directly; the PEXT checks skip themselves without BMI2.
+The comparisons run inside ``@njit`` loops: 107,648 (square, subset) cases per piece pair, each
+also with random bits outside the mask, which the lookups must ignore.
 """
 import importlib.util
 import os

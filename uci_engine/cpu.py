@@ -11,8 +11,9 @@ Policy (Stockfish's CPU gating; chessprogramming wiki "BMI2"):
   perft and ``bench`` ran as fast or faster (docs/performance.md, "Slider backends");
 * ``magic`` on non-x86 machines (no measurement there) and when detection fails;
 * an override (the ``--sliders`` argument, else ``UCI_ENGINE_SLIDERS``) picks ``pext``,
-  ``magic``, ``black`` (fixed-shift black magics, a smaller table) or ``rayscan``; ``pext`` without BMI2 falls back to ``magic`` with a warning,
-  because compiling PEXT for a CPU without it aborts the process.
+  ``magic``, ``black`` (fixed-shift black magics, a smaller table) or ``rayscan``; ``pext``
+  without BMI2 falls back to ``magic`` with a warning, because compiling PEXT for a CPU
+  without it aborts the process.
 
 ``py-cpuinfo``'s ``get_cpu_info()`` runs a subprocess (about 1 s), so the few fields used here
 are cached as JSON in the per-user cache directory (:func:`uci_engine.cachedir.cache_root`), keyed
