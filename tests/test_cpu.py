@@ -97,9 +97,10 @@ def test_pext_request_without_bmi2_falls_back(host, monkeypatch, via_env):
         monkeypatch.setenv(cpu.OVERRIDE_ENV, "pext")
     backend_, text, warning = cpu.choose(None if via_env else "pext")
     source = cpu.OVERRIDE_ENV if via_env else "--sliders"
-    assert backend_ == "magic"
-    assert text == f"magic (override {source}: pext unavailable, no bmi2)"
-    assert warning and "BMI2" in warning and source in warning
+    # the automatic choice of that CPU: black magics on x86 without BMI2
+    assert backend_ == "black"
+    assert text == f"black (override {source}: pext unavailable, no bmi2)"
+    assert warning and "BMI2" in warning and source in warning and "using black" in warning
 
 
 @pytest.mark.parametrize("via_env", [False, True])

@@ -12,8 +12,8 @@ Policy (Stockfish's CPU gating; chessprogramming wiki "BMI2"):
 * ``magic`` on non-x86 machines (no measurement there) and when detection fails;
 * an override (the ``--sliders`` argument, else ``UCI_ENGINE_SLIDERS``) picks ``pext``,
   ``magic``, ``black`` (fixed-shift black magics, a smaller table) or ``rayscan``; ``pext``
-  without BMI2 falls back to ``magic`` with a warning, because compiling PEXT for a CPU
-  without it aborts the process.
+  without BMI2 falls back to the automatic choice (``black`` on x86) with a warning, because
+  compiling PEXT for a CPU without it aborts the process.
 
 ``py-cpuinfo``'s ``get_cpu_info()`` runs a subprocess (about 1 s), so the few fields used here
 are cached as JSON in the per-user cache directory (:func:`uci_engine.cachedir.cache_root`), keyed
@@ -194,7 +194,8 @@ def choose(requested=None):
         raise ValueError(f"unknown slider backend {name!r} from {source}; "
                          f"expected one of {', '.join(CHOICES)} or auto")
     if name == "pext" and not host_has_bmi2():
+        fallback, _ = detect()          # the automatic choice, never pext without BMI2
         warning = (f"pext requested by {source} but BMI2 is not available "
-                   "(CPU or NUMBA_CPU_FEATURES); using magic")
-        return "magic", f"magic (override {source}: pext unavailable, no bmi2)", warning
+                   f"(CPU or NUMBA_CPU_FEATURES); using {fallback}")
+        return fallback, f"{fallback} (override {source}: pext unavailable, no bmi2)", warning
     return name, f"{name} (override {source})", None
