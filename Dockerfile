@@ -8,9 +8,10 @@
 # values the shipped cache would only fit machines with the build machine's exact CPU. The image
 # therefore compiles for a portable target: NUMBA_CPU_NAME=generic (plain x86-64, no
 # popcnt/BMI/AVX), the same at build time and at run time, so the cache is valid on every x86-64
-# host. PEXT needs BMI2, which that target lacks, so the image uses the magic sliders
-# (UCI_ENGINE_SLIDERS=magic), and NUMBA_CPU_FEATURES=-bmi2 makes the engine's BMI2 guard refuse
-# PEXT even if someone asks for it (it falls back to magic with a warning, instead of aborting).
+# host. PEXT needs BMI2, which that target lacks, so the image uses the fixed-shift black magic
+# sliders (UCI_ENGINE_SLIDERS=black: in this target faster than fancy magics with a smaller
+# table, docs/performance.md), and NUMBA_CPU_FEATURES=-bmi2 makes the engine's BMI2 guard refuse
+# PEXT even if someone asks for it (it falls back to black with a warning, instead of aborting).
 #
 # Host-tuned code instead (PEXT on BMI2 CPUs, popcnt, ...) costs one compile (about a minute);
 # a named volume on the cache directory keeps it between runs:
@@ -24,7 +25,7 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_ROOT_USER_ACTION=ignore \
     NUMBA_CPU_NAME=generic \
     NUMBA_CPU_FEATURES=-bmi2 \
-    UCI_ENGINE_SLIDERS=magic \
+    UCI_ENGINE_SLIDERS=black \
     NUMBA_CACHE_DIR=/opt/uci_engine/numba-cache
 
 # Non-root user. The cache directory is owned by it and by group 0 with group write, so an

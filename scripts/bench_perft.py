@@ -6,7 +6,7 @@ Usage::
     python scripts/bench_perft.py [--repeat 3] [--no-stockfish] [--no-startup] [--no-lookups]
                                   [--pychess-depth 4] [--lookup-samples 20000]
 
-* Each slider path (pext, magic, rayscan) runs in its own subprocess, because the backend is
+* Each slider path (pext, magic, black, rayscan) runs in its own subprocess, because the backend is
   fixed per process: ``python -m uci_engine.slider_bench BACKEND`` selects it, warms up (loads or
   compiles the kernels, perft(2)), then times startpos perft(6) and Kiwipete perft(5) (best of
   ``--repeat``) and prints one JSON line. pext is skipped without BMI2.

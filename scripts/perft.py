@@ -49,7 +49,7 @@ def main(argv=None):
     ap.add_argument("--max-nodes", type=int, default=None,
                     help="skip depths whose expected count exceeds this (default: run all)")
     ap.add_argument("--chess960", action="store_true", help="parse every FEN in Chess960 mode")
-    ap.add_argument("--sliders", choices=["auto", "pext", "magic", "rayscan"], default=None,
+    ap.add_argument("--sliders", choices=["auto", "pext", "magic", "black", "rayscan"], default=None,
                     help="slider backend (default: auto / UCI_ENGINE_SLIDERS)")
     ap.add_argument("--no-progress", action="store_true", help="no tqdm bar")
     args = ap.parse_args(argv)

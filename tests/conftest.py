@@ -2,7 +2,7 @@
 
 ``uci_engine.backend.select`` binds the backend for the whole process (compiled callers freeze
 the slider functions in), so it has to run here, at conftest import time, which pytest does
-before it imports the test modules. ``UCI_ENGINE_SLIDERS`` (pext, magic, rayscan or auto) picks
+before it imports the test modules. ``UCI_ENGINE_SLIDERS`` (pext, magic, black, rayscan or auto) picks
 the backend for a run, e.g. ``UCI_ENGINE_SLIDERS=rayscan pytest``; without it the CPU-based
 choice of :func:`uci_engine.cpu.choose` is used (pext with fast BMI2, else magic). A requested
 ``pext`` on a CPU without BMI2 falls back to magic with a warning instead of crashing the JIT.

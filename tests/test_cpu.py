@@ -29,16 +29,16 @@ def test_intel_bmi2_pext(host):
     assert cpu.choose() == ("pext", "pext (bmi2, GenuineIntel family 6)", None)
 
 
-def test_zen2_bmi2_magic(host):
+def test_zen2_bmi2_black(host):
     host(_info("AuthenticAMD", 0x17))
     backend_, text, warning = cpu.choose()
-    assert backend_ == "magic" and warning is None
-    assert text == "magic (slow microcoded pext, AuthenticAMD family 23)"
+    assert backend_ == "black" and warning is None
+    assert text == "black (slow microcoded pext, AuthenticAMD family 23)"
 
 
-def test_hygon_dhyana_magic(host):
+def test_hygon_dhyana_black(host):
     host(_info("HygonGenuine", 0x18))
-    assert cpu.choose()[0] == "magic"
+    assert cpu.choose()[0] == "black"
 
 
 @pytest.mark.parametrize("family", [25, 26])
@@ -47,14 +47,14 @@ def test_zen3_and_later_pext(host, family):
     assert cpu.choose() == ("pext", f"pext (bmi2, AuthenticAMD family {family})", None)
 
 
-def test_no_bmi2_magic(host):
+def test_no_bmi2_black(host):
     host(_info(bmi2=False), llvm_bmi2=False)
-    assert cpu.choose() == ("magic", "magic (no bmi2, GenuineIntel family 6)", None)
+    assert cpu.choose() == ("black", "black (no bmi2, GenuineIntel family 6)", None)
 
 
 def test_llvm_must_confirm_bmi2(host):
     host(_info(), llvm_bmi2=False)
-    assert cpu.choose() == ("magic", "magic (bmi2 not confirmed by LLVM, GenuineIntel family 6)",
+    assert cpu.choose() == ("black", "black (bmi2 not confirmed by LLVM, GenuineIntel family 6)",
                             None)
 
 
@@ -72,7 +72,7 @@ def test_detection_failure_is_magic(host, monkeypatch):
     assert cpu.choose() == ("magic", "magic (cpu detection failed: RuntimeError)", None)
 
 
-@pytest.mark.parametrize("name", ["magic", "rayscan", "pext", " PEXT "])
+@pytest.mark.parametrize("name", ["magic", "black", "rayscan", "pext", " PEXT ", "Black"])
 def test_env_override(host, monkeypatch, name):
     host(_info("AuthenticAMD", 0x17))
     monkeypatch.setenv(cpu.OVERRIDE_ENV, name)
@@ -84,6 +84,7 @@ def test_argument_beats_env(host, monkeypatch):
     host(_info())
     monkeypatch.setenv(cpu.OVERRIDE_ENV, "rayscan")
     assert cpu.choose("magic") == ("magic", "magic (override --sliders)", None)
+    assert cpu.choose("black") == ("black", "black (override --sliders)", None)
     assert cpu.choose("auto")[0] == "rayscan"  # "auto" defers to the environment
     monkeypatch.setenv(cpu.OVERRIDE_ENV, "auto")
     assert cpu.choose(None) == ("pext", "pext (bmi2, GenuineIntel family 6)", None)
@@ -96,9 +97,10 @@ def test_pext_request_without_bmi2_falls_back(host, monkeypatch, via_env):
         monkeypatch.setenv(cpu.OVERRIDE_ENV, "pext")
     backend_, text, warning = cpu.choose(None if via_env else "pext")
     source = cpu.OVERRIDE_ENV if via_env else "--sliders"
-    assert backend_ == "magic"
-    assert text == f"magic (override {source}: pext unavailable, no bmi2)"
-    assert warning and "BMI2" in warning and source in warning
+    # the automatic choice of that CPU: black magics on x86 without BMI2
+    assert backend_ == "black"
+    assert text == f"black (override {source}: pext unavailable, no bmi2)"
+    assert warning and "BMI2" in warning and source in warning and "using black" in warning
 
 
 @pytest.mark.parametrize("via_env", [False, True])
@@ -148,7 +150,7 @@ def test_cpu_info_unwritable_cache(tmp_path, monkeypatch):
 def test_real_host_choice_is_well_formed(monkeypatch):
     monkeypatch.delenv(cpu.OVERRIDE_ENV, raising=False)
     backend_, text, warning = cpu.choose()
-    assert backend_ in ("pext", "magic") and warning is None
+    assert backend_ in ("pext", "black", "magic") and warning is None
     assert text.startswith(f"{backend_} (") and text.endswith(")")
     if backend_ == "pext":
         assert cpu.host_has_bmi2()

@@ -27,7 +27,7 @@ PYTAG = f"py{sys.version_info[0]}{sys.version_info[1]}"
 ENGINE_VARS = ("NUMBA_CACHE_DIR", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "UCI_ENGINE_SLIDERS",
                "UCI_ENGINE_ACTIVE_SLIDERS", "UCI_ENGINE_USER_NUMBA_CACHE_DIR", "XDG_CACHE_HOME",
                "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PIPX_HOME", "PIPX_BIN_DIR")
-VERSION_RE = re.compile(r"uci_engine (\S+) \(sliders (pext|magic|rayscan) \(.+\)\)")
+VERSION_RE = re.compile(r"uci_engine (\S+) \(sliders (pext|magic|black|rayscan) \(.+\)\)")
 INSTALL_TIMEOUT = 1200
 ENGINE_TIMEOUT = 900
 #: OpenBench's client gives one ``bench`` this long (Client/bench.py, MAX_BENCH_TIME_SECONDS).

@@ -12,8 +12,14 @@
   positions to depth 3.
 * :meth:`Engine.perft_divide`: per-move counts sum to perft, the root moves are exactly the
   legal moves (and python-chess's), and the engine's rows are left as they were.
+* The backend of this process is fixed (tests/conftest.py), so ``--sliders black`` runs both
+  suites in a subprocess of ``scripts/perft.py``: perft.epd within the same ``NODE_BUDGET``
+  (startpos D6 and Kiwipete D5 included), perft960.epd up to ``BLACK_960_MAX_NODES`` per depth
+  (depths 1 to 3 and the smaller depth-4 counts).
 """
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -101,6 +107,27 @@ def test_perft_engine_epd(new_stack, line, fen, depths):
 def test_perft_engine_960_depth3(new_stack):
     for _, fen, depths in PERFT960:
         _run(new_stack, fen, [(d, c) for d, c in depths if d <= 3], True, walk=perft_engine)
+
+
+BLACK_960_MAX_NODES = 200_000
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epd,max_nodes,positions", [
+    ("perft.epd", NODE_BUDGET, 89), ("perft960.epd", BLACK_960_MAX_NODES, 960)])
+def test_perft_suites_black_subprocess(epd, max_nodes, positions):
+    """Through ``--sliders black`` (the fixed-shift black magic backend), ``scripts/perft.py``
+    finds the exact counts of every position of the suite within the node budget."""
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", "perft.py"), "--sliders", "black",
+         "--epd", os.path.join(DATA, epd), "--max-nodes", str(max_nodes), "--no-progress"],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    assert "sliders black (override --sliders)" in out
+    assert f"{positions} positions" in out and "0 failing line(s)" in out
+    assert out.count("ok   line ") == positions and "FAIL" not in out
 
 
 def test_perft_depth0_is_one(new_stack):

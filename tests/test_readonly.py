@@ -118,7 +118,7 @@ def test_warmup_then_bench_readonly(ro, tmp_path):
     assert out.decode().startswith("warmup done: sliders "), out
     backends = [p.name for p in _cache(home).iterdir() if p.is_dir()]
     # one directory per backend, keyed on the kernel sources: <backend>-<12 hex digits>
-    assert len(backends) == 1 and re.fullmatch(r"(pext|magic|rayscan)-[0-9a-f]{12}",
+    assert len(backends) == 1 and re.fullmatch(r"(pext|magic|black|rayscan)-[0-9a-f]{12}",
                                                backends[0]), backends
     assert list((_cache(home) / backends[0]).rglob("*.nbi"))
     out, err, _ = ro["ro"].run([ro["bin"] / "uci-engine", "bench"], env)

@@ -1,9 +1,9 @@
 """Slider attack backends against the ray-scan oracle, exhaustively over every relevant subset.
 
-``sliders_magic`` and ``sliders_pext`` do not depend on the process-wide backend choice, so they
-are imported directly; the PEXT checks skip themselves without BMI2. The comparisons run inside
-``@njit`` loops: 107,648 (square, subset) cases per piece pair, each also with random bits
-outside the mask, which the lookups must ignore.
+``sliders_magic``, ``sliders_black`` and ``sliders_pext`` do not depend on the process-wide
+backend choice, so they are imported directly; the PEXT checks skip themselves without BMI2.
+The comparisons run inside ``@njit`` loops: 107,648 (square, subset) cases per piece pair, each
+also with random bits outside the mask, which the lookups must ignore.
 """
 import importlib.util
 import os
@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from numba import njit
 
+from uci_engine.kernels import black_magics as bm
+from uci_engine.kernels import sliders_black as sb
 from uci_engine.kernels import sliders_magic as sm
 from uci_engine.kernels.bitboard import FILE_A, FILE_H, RANK_1, RANK_8, U0
 from uci_engine.kernels.rays import (BISHOP_MASKS, ROOK_MASKS, bishop_attacks_slow,
@@ -83,6 +85,38 @@ def test_magic_exhaustive(noise):
 
 def test_pext_exhaustive(noise):
     _exhaustive(_pext_module(), noise)
+
+
+def test_black_exhaustive(noise):
+    _exhaustive(sb, noise)
+
+
+def test_black_table_is_one_smaller_table():
+    """One table of TABLE_SIZE entries shared by rooks and bishops, smaller than magic's two,
+    and fixed shifts (12 and 9 index bits)."""
+    assert (bm.ROOK_SHIFT, bm.BISHOP_SHIFT) == (64 - 12, 64 - 9)
+    assert bm.TABLE_SIZE == 87_988
+    assert sb.BLACK_TABLE.shape == (bm.TABLE_SIZE,) and sb.BLACK_TABLE.dtype == np.uint64
+    assert sb.BLACK_TABLE.nbytes == 703_904
+    assert sb.BLACK_TABLE.nbytes < sm.ROOK_TABLE.nbytes + sm.BISHOP_TABLE.nbytes == 861_184
+    for arr in (bm.ROOK_MAGICS, bm.ROOK_OFFSETS, bm.BISHOP_MAGICS, bm.BISHOP_OFFSETS,
+                sb.ROOK_NOT_MASK, sb.BISHOP_NOT_MASK):
+        assert arr.shape == (64,) and arr.dtype == np.uint64
+    assert np.array_equal(sb.ROOK_NOT_MASK, ~ROOK_MASKS)
+    assert np.array_equal(sb.BISHOP_NOT_MASK, ~BISHOP_MASKS)
+
+
+def test_black_lookup_is_the_documented_formula():
+    """The compiled lookup is TABLE[OFFSET + (((occ | ~MASK) * MAGIC) >> SHIFT)], wrapping."""
+    rng = np.random.default_rng(5)
+    occs = rng.integers(0, 2**64 - 1, size=64, dtype=np.uint64, endpoint=True)
+    for sq, occ in enumerate(occs):
+        for mask, magic, off, shift, fn in (
+                (ROOK_MASKS, bm.ROOK_MAGICS, bm.ROOK_OFFSETS, bm.ROOK_SHIFT, sb.rook_attacks),
+                (BISHOP_MASKS, bm.BISHOP_MAGICS, bm.BISHOP_OFFSETS, bm.BISHOP_SHIFT,
+                 sb.bishop_attacks)):
+            idx = ((int(occ) | (~int(mask[sq]) & (2**64 - 1))) * int(magic[sq]) % 2**64) >> shift
+            assert fn(sq, occ) == sb.BLACK_TABLE[int(off[sq]) + idx]
 
 
 def test_magic_equals_pext_random():
@@ -192,6 +226,43 @@ def test_find_magics_reproduces_stored_seed():
     rook, bishop, _ = fm.search(magics.SEED, progress=False)
     assert np.array_equal(rook, magics.ROOK_MAGICS)
     assert np.array_equal(bishop, magics.BISHOP_MAGICS)
+
+
+def test_find_magics_black_check_passes_on_stored_constants():
+    """The committed black_magics.py passes the finder's exhaustive check, which finds a broken
+    magic, an offset that lands one square on another's slots, and a wrong table size."""
+    fm = _load_find_magics()
+    args = (bm.ROOK_MAGICS, bm.ROOK_OFFSETS, bm.BISHOP_MAGICS, bm.BISHOP_OFFSETS)
+    assert fm.check_black(*args, bm.TABLE_SIZE) == ([], 87_988)
+    broken = bm.ROOK_MAGICS.copy()
+    broken[27] = np.uint64(0)
+    failures, _ = fm.check_black(broken, *args[1:])
+    assert failures == [f"rook square 27: magic {0:#018x} collides"]
+    moved = bm.BISHOP_OFFSETS.copy()
+    moved[9] = bm.ROOK_OFFSETS[0]
+    failures, _ = fm.check_black(*args[:3], moved)
+    assert len(failures) == 1 and failures[0].startswith("bishop square 9 overwrites rook square")
+    assert fm.check_black(*args, 88_000)[0] == ["table size 88000, but the offsets need 87988"]
+
+
+def test_find_magics_black_rewrites_committed_module(tmp_path):
+    """``find_magics.py --black`` verifies the published set and writes black_magics.py exactly
+    as committed."""
+    fm = _load_find_magics()
+    out = tmp_path / "black_magics.py"
+    assert fm.main(["--black", "--out", str(out)]) == 0
+    with open(os.path.join(ROOT, "uci_engine", "kernels", "black_magics.py")) as fh:
+        assert out.read_text() == fh.read()
+
+
+def test_find_magics_pack_black_packs_without_clashes():
+    """The finder's own first-fit packing of the published magics passes the check and
+    overlaps the squares (smaller than their 64 * (4096 + 512) slots side by side)."""
+    fm = _load_find_magics()
+    rook, _, bishop, _ = fm.published_black()
+    rook_off, bishop_off, size = fm.pack_black(rook, bishop)
+    assert fm.check_black(rook, rook_off, bishop, bishop_off, size) == ([], size)
+    assert size < 64 * (4096 + 512) // 2
 
 
 def test_pext_guard_refuses_without_bmi2():

@@ -11,7 +11,7 @@ import os
 from .cachedir import PREBUILT_BASE, cache_root, cache_tag
 from . import cpu
 
-BACKENDS = ("pext", "magic", "rayscan")
+BACKENDS = ("pext", "magic", "black", "rayscan")
 _selected = None
 
 
@@ -49,7 +49,8 @@ def prebuilt_dir(backend):
 
 
 def select(backend):
-    """Fix the slider backend (``"pext"``, ``"magic"`` or ``"rayscan"``) for this process.
+    """Fix the slider backend (``"pext"``, ``"magic"``, ``"black"`` or ``"rayscan"``) for this
+    process.
 
     Installs :class:`uci_engine.numba_cache.PortableCacheLocator` (so it imports Numba), and
     fills an empty cache directory from the prebuilt cache of the installed package

@@ -13,7 +13,7 @@ from . import __version__
 
 def _build_parser():
     p = argparse.ArgumentParser(prog="uci-engine", description="UCI chess engine (Numba)")
-    p.add_argument("--sliders", choices=["auto", "pext", "magic", "rayscan"], default=None,
+    p.add_argument("--sliders", choices=["auto", "pext", "magic", "black", "rayscan"], default=None,
                    help="slider attack backend (default: auto-detect; env UCI_ENGINE_SLIDERS)")
     p.add_argument("--version", action="store_true", help="print version and slider path")
     p.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",

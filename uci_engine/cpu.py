@@ -1,13 +1,19 @@
-"""Choose the slider backend for this CPU: ``"pext"`` or ``"magic"`` (plain Python, no numba).
+"""Choose the slider backend for this CPU: ``"pext"``, ``"black"`` or ``"magic"`` (plain
+Python, no numba).
 
 Policy (Stockfish's CPU gating; chessprogramming wiki "BMI2"):
 
 * ``pext`` when the CPU reports BMI2 and LLVM confirms it for the host, except on AMD family
   0x17 (Zen 1/Zen 2) and Hygon family 0x18 (Zen 1 based), whose PEXT is microcoded and slow;
-* ``magic`` otherwise, and on every non-x86 machine;
+* ``black`` (fixed-shift black magics) on the other x86 machines: without BMI2, with slow PEXT,
+  or when LLVM does not confirm BMI2. Measured against ``magic`` in the same run with no BMI2
+  in the target (the Docker image's generic x86-64 build), its lookups took 0.73x the time and
+  perft and ``bench`` ran as fast or faster (docs/performance.md, "Slider backends");
+* ``magic`` on non-x86 machines (no measurement there) and when detection fails;
 * an override (the ``--sliders`` argument, else ``UCI_ENGINE_SLIDERS``) picks ``pext``,
-  ``magic`` or ``rayscan``; ``pext`` without BMI2 falls back to ``magic`` with a warning,
-  because compiling PEXT for a CPU without it aborts the process.
+  ``magic``, ``black`` (fixed-shift black magics, a smaller table) or ``rayscan``; ``pext``
+  without BMI2 falls back to the automatic choice (``black`` on x86) with a warning, because
+  compiling PEXT for a CPU without it aborts the process.
 
 ``py-cpuinfo``'s ``get_cpu_info()`` runs a subprocess (about 1 s), so the few fields used here
 are cached as JSON in the per-user cache directory (:func:`uci_engine.cachedir.cache_root`), keyed
@@ -24,10 +30,12 @@ import tempfile
 from .cachedir import cache_root
 
 OVERRIDE_ENV = "UCI_ENGINE_SLIDERS"
-CHOICES = ("pext", "magic", "rayscan")
+CHOICES = ("pext", "magic", "black", "rayscan")
 _AUTO = ("", "auto")
 #: (vendor_id_raw, family) pairs with slow, microcoded PEXT.
 SLOW_PEXT = {("AuthenticAMD", 0x17), ("HygonGenuine", 0x18)}
+#: The automatic choice on x86 without fast PEXT: black magics beat fancy magics there.
+NO_PEXT = "black"
 _FIELDS = ("arch", "arch_string_raw", "vendor_id_raw", "brand_raw", "family", "model", "flags")
 _CACHE_NAME = "cpu.json"
 _CACHE_VERSION = 1
@@ -141,7 +149,8 @@ def _is_x86(info):
 
 
 def detect(info=None):
-    """Automatic choice: ``(backend, reason)`` with backend ``"pext"`` or ``"magic"``.
+    """Automatic choice: ``(backend, reason)`` with backend ``"pext"``, ``"black"`` (x86
+    without fast PEXT) or ``"magic"`` (non-x86, or detection failed).
 
     ``info`` is a py-cpuinfo style dict (default: :func:`cpu_info`). ``reason`` is the text shown
     after the backend name, e.g. ``"bmi2, AuthenticAMD family 26"``."""
@@ -154,11 +163,11 @@ def detect(info=None):
         return "magic", f"non-x86 {info.get('arch_string_raw') or info.get('arch') or 'cpu'}"
     desc = _describe(info)
     if "bmi2" not in info.get("flags", ()):
-        return "magic", f"no bmi2, {desc}"
+        return NO_PEXT, f"no bmi2, {desc}"
     if (info.get("vendor_id_raw"), info.get("family")) in SLOW_PEXT:
-        return "magic", f"slow microcoded pext, {desc}"
+        return NO_PEXT, f"slow microcoded pext, {desc}"
     if not host_has_bmi2():
-        return "magic", f"bmi2 not confirmed by LLVM, {desc}"
+        return NO_PEXT, f"bmi2 not confirmed by LLVM, {desc}"
     return "pext", f"bmi2, {desc}"
 
 
@@ -185,7 +194,8 @@ def choose(requested=None):
         raise ValueError(f"unknown slider backend {name!r} from {source}; "
                          f"expected one of {', '.join(CHOICES)} or auto")
     if name == "pext" and not host_has_bmi2():
+        fallback, _ = detect()          # the automatic choice, never pext without BMI2
         warning = (f"pext requested by {source} but BMI2 is not available "
-                   "(CPU or NUMBA_CPU_FEATURES); using magic")
-        return "magic", f"magic (override {source}: pext unavailable, no bmi2)", warning
+                   f"(CPU or NUMBA_CPU_FEATURES); using {fallback}")
+        return fallback, f"{fallback} (override {source}: pext unavailable, no bmi2)", warning
     return name, f"{name} (override {source})", None

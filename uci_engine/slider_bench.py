@@ -1,4 +1,5 @@
-"""Speed of the slider backends (pext, magic, rayscan): perft per backend, and the lookups alone.
+"""Speed of the slider backends (pext, magic, black, rayscan): perft per backend, the lookups
+alone, and the bytes of each backend's tables.
 
 Shared by ``scripts/bench_perft.py`` (the perft speed table) and ``scripts/bench_sliders.py``
 (the lookups on perft's own occupancies and the bound they put on ``magic / rayscan``).
@@ -20,7 +21,9 @@ Shared by ``scripts/bench_perft.py`` (the perft speed table) and ``scripts/bench
   target, occupancy without our king; both for each en-passant candidate and for each square of
   a castling walk, counted whole: a slight over-count for the ray scan) and timed per backend in
   a compiled loop, minus the same loop returning a table load (the baseline). Each backend's
-  lookup functions come from its own module (``sliders_magic``, ``sliders_pext``, ``rays``).
+  lookup functions come from its own module (``sliders_magic``, ``sliders_pext``,
+  ``sliders_black``, ``rays``).
+* Table bytes (:func:`table_bytes`): every array a backend's lookups read.
 
 python-chess is needed for the lookups (sampling); the perft worker needs only the engine.
 """
@@ -34,7 +37,7 @@ import time
 STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 CASES = (("startpos", STARTPOS, 6, 119_060_324), ("kiwipete", KIWIPETE, 5, 193_690_690))
-BACKENDS = ("pext", "magic", "rayscan")
+BACKENDS = ("pext", "magic", "black", "rayscan")
 
 
 def result(nodes, depth, wall, cpu):
@@ -162,15 +165,17 @@ def time_lookups(rook, bishop, repeat):
     """ns per lookup of each backend over the given lists (best of ``repeat``)."""
     import numpy as np
     from numba import njit
-    from .kernels import rays, sliders_magic
+    from .kernels import rays, sliders_black, sliders_magic
     from .kernels.bitboard import U0
     from . import cpu
 
-    fns = {"magic": (sliders_magic.rook_attacks, sliders_magic.bishop_attacks),
-           "rayscan": (rays.rook_attacks_slow, rays.bishop_attacks_slow)}
+    fns = {}
     if cpu.host_has_bmi2():
         from .kernels import sliders_pext
         fns["pext"] = (sliders_pext.rook_attacks, sliders_pext.bishop_attacks)
+    fns["magic"] = (sliders_magic.rook_attacks, sliders_magic.bishop_attacks)
+    fns["black"] = (sliders_black.rook_attacks, sliders_black.bishop_attacks)
+    fns["rayscan"] = (rays.rook_attacks_slow, rays.bishop_attacks_slow)
     masks_r, masks_b = rays.ROOK_MASKS, rays.BISHOP_MASKS
 
     @njit
@@ -231,15 +236,73 @@ def time_lookups(rook, bishop, repeat):
     return out
 
 
-def perft_ns_per_leaf(repeat):
-    """{backend: {case: ns per leaf}} by CPU time, from :func:`run_worker` subprocesses."""
+def table_bytes():
+    """{backend: bytes} of every array each backend's lookups read: attack tables, masks (or
+    negated masks), magics, shifts and offsets; the ray scan reads none. pext is missing without
+    BMI2."""
+    from .kernels import sliders_black as sb
+    from .kernels import sliders_magic as sm
+    from . import cpu
+
+    def nbytes(*arrays):
+        return int(sum(a.nbytes for a in arrays))
     out = {}
-    for name in ("magic", "rayscan"):
-        data = run_worker(name, repeat)
-        if "error" in data:
-            raise SystemExit(f"perft worker {name}: {data['error']}")
-        out[name] = {case: 1e9 / data[case]["cpu_nps"] for case, _, _, _ in CASES}
+    if cpu.host_has_bmi2():
+        from .kernels import sliders_pext as sp
+        out["pext"] = nbytes(sp.ROOK_PEXT_TABLE, sp.BISHOP_PEXT_TABLE, sm.ROOK_MASK,
+                             sm.BISHOP_MASK, sm.ROOK_OFFSET, sm.BISHOP_OFFSET)
+    out["magic"] = nbytes(sm.ROOK_TABLE, sm.BISHOP_TABLE, sm.ROOK_MASK, sm.BISHOP_MASK,
+                          sm.ROOK_MAGIC, sm.BISHOP_MAGIC, sm.ROOK_SHIFT, sm.BISHOP_SHIFT,
+                          sm.ROOK_OFFSET, sm.BISHOP_OFFSET)
+    out["black"] = sb.TABLE_BYTES
+    out["rayscan"] = 0
     return out
+
+
+def perft_all(repeat, names=BACKENDS):
+    """{backend: :func:`run_worker` dict} for every backend in ``names`` (pext skipped without
+    BMI2), each in its own subprocess, one after the other."""
+    from . import cpu
+    return {name: run_worker(name, repeat) for name in names
+            if name != "pext" or cpu.host_has_bmi2()}
+
+
+def summary(meas, perft, tables):
+    """Print one row per backend: million lookups per second (the mean ns per lookup over both
+    cases' occupancies, baseline loop subtracted), perft Mnps of each case (wall, and CPU in
+    brackets), table bytes; then each figure as a ratio to ``magic``'s."""
+    names = [n for n in BACKENDS if n in tables]
+    mlps = {}
+    for n in names:
+        ns = [m["ns"][n]["mean"] for m in meas.values() if n in m["ns"]]
+        mlps[n] = 1e3 / max(sum(ns) / len(ns), 1e-9) if ns else float("nan")
+    print(f"\n{'backend':<8} {'M lookups/s':>11} {'startpos d6 Mnps (cpu)':>23} "
+          f"{'kiwipete d5 Mnps (cpu)':>23} {'table bytes':>12}")
+    for n in names:
+        row = f"{n:<8} {mlps[n]:11.1f}"
+        data = (perft or {}).get(n)
+        for key, _, _, _ in CASES:
+            if data is None or "error" in data:
+                row += f" {'-':>23}"
+            else:
+                row += f" {data[key]['nps'] / 1e6:15.2f} ({data[key]['cpu_nps'] / 1e6:5.2f})"
+        row += f" {tables[n]:12,d}"
+        print(row)
+    if "magic" in names:
+        print("ratios to magic (lookups/s; startpos, kiwipete cpu nps; table bytes):")
+        for n in names:
+            if n == "magic":
+                continue
+            parts = [f"{mlps[n] / mlps['magic']:.2f}"]
+            a, b = (perft or {}).get(n), (perft or {}).get("magic")
+            for key, _, _, _ in CASES:
+                ok = a and b and "error" not in a and "error" not in b
+                parts.append(f"{a[key]['cpu_nps'] / b[key]['cpu_nps']:.3f}" if ok else "-")
+            parts.append(f"{tables[n] / tables['magic']:.3f}")
+            print(f"  {n:<8} " + "  ".join(parts))
+    for n, data in (perft or {}).items():
+        if "error" in data:
+            print(f"perft worker {n}: {data['error']}")
 
 
 def measure(samples=20000, seed=1, repeat=5):
