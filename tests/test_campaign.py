@@ -1,0 +1,128 @@
+"""The strength campaign's page (docs/campaign.md) resumes from a fresh clone.
+
+* every file of the project that the page names exists (commands' output files excepted);
+* the candidate nets in ``campaign/nets/`` load, and each has its record and float weights
+  of the same architecture;
+* the mate-in-2 fix kept as a patch still applies to the search;
+* the ledger parses, and ``scripts/campaign_plot.py`` draws it (and refuses a broken one).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from uci_engine.nnue_file import load_net
+
+from conftest import load_script
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = os.path.join(ROOT, "docs", "campaign.md")
+#: a project path: a top-level folder of the checkout, then a file or folder name
+PATH = re.compile(r"(?<![\w/.$-])((?:campaign|scripts|docs|uci_engine|tests)/[\w./-]*\w)")
+#: options whose value is a file a command writes, which need not exist yet
+OUTPUT_OPTIONS = ("--out", "--state", "--log", "-pgnout")
+P = load_script("campaign_plot")
+
+
+def named_paths(text):
+    """The project paths ``text`` names (set of str), leaving out the outputs of commands."""
+    found = set()
+    for m in PATH.finditer(text):
+        before = text[:m.start()].rstrip(" =\n")
+        if before.endswith(OUTPUT_OPTIONS):
+            continue
+        found.add(m.group(1))
+    return found
+
+
+def test_every_file_the_page_names_exists():
+    with open(PAGE, encoding="utf-8") as fh:
+        paths = named_paths(fh.read())
+    # what a new machine needs to resume is named (so this test cannot pass on an empty page)
+    for need in ("scripts/remote_datagen.sh", "scripts/campaign_plot.py", "docs/campaign.png",
+                 "campaign/patches/mate-fix.patch", "scripts/train_nnue.py"):
+        assert need in paths, need
+    assert any(p.startswith("campaign/nets/") and p.endswith(".f16.npz") for p in paths)
+    missing = sorted(p for p in paths if not os.path.exists(os.path.join(ROOT, p)))
+    assert missing == []
+
+
+def test_named_paths_leaves_out_outputs_and_finds_the_rest():
+    text = ("see `campaign/nets/a.nnue` and `docs/x.md`; python scripts/t.py --out "
+            "/work/n.nnue --state campaign/spsa/state.json --log=campaign/spsa/log.jsonl "
+            "-pgnout docs/g.pgn --log\ncampaign/x.jsonl --init campaign/nets/a.f16.npz, $PWD/campaign/nets/b.nnue")
+    assert named_paths(text) == {"campaign/nets/a.nnue", "docs/x.md", "scripts/t.py",
+                                 "campaign/nets/a.f16.npz"}
+
+
+def test_candidate_nets_carry_their_record_and_float_weights():
+    nets = sorted(n for n in os.listdir(os.path.join(ROOT, "campaign", "nets"))
+                  if n.endswith(".nnue"))
+    assert nets
+    for name in nets:
+        path = os.path.join(ROOT, "campaign", "nets", name)
+        net = load_net(path)
+        with open(path + ".json", encoding="utf-8") as fh:
+            record = json.load(fh)
+        assert record["architecture"] == net.architecture()
+        assert record["sources"] and all(s.get("net_sha256") for s in record["sources"])
+        with np.load(path[:-len(".nnue")] + ".f16.npz") as z:
+            arch = json.loads(str(z["architecture"]))
+            assert (arch["hidden"], arch["output_buckets"]) == (net.hidden, net.output_buckets)
+            assert z["w_ft"].dtype == np.float16
+            # the float weights are the net's before rounding: within half a step of it
+            assert np.abs(z["w_ft"].astype(np.float64) - net.w_ft / net.qa).max() <= (
+                0.5 / net.qa + 2e-3)
+
+
+@pytest.mark.skipif(shutil.which("git") is None
+                    or not os.path.isdir(os.path.join(ROOT, ".git")), reason="needs a git clone")
+def test_the_mate_fix_patch_still_applies():
+    proc = subprocess.run(["git", "apply", "--check", "campaign/patches/mate-fix.patch"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_ledger_is_drawn(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = P.read_ledger(PAGE)
+    assert [r["#"] for r in rows] == [str(i) for i in range(len(rows))]
+    chain, gauntlets = P.series(rows)
+    assert chain and gauntlets
+    out = tmp_path / "c.png"
+    assert P.main(["--ledger", PAGE, "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_running_sum_and_the_elo_cells():
+    assert P.parse_elo("+37.3 ± 17.3") == (37.3, 17.3)
+    assert P.parse_elo("**−21 ± 52**") == (-21.0, 52.0)
+    assert P.parse_elo("—") is None
+    with pytest.raises(ValueError):
+        P.parse_elo("about 20")
+    rows = [{"#": "0", "kind": "selfplay", "step": "a", "commit or net": "a", "tc": "5+0.05",
+             "verdict": "kept", "elo": (30.0, 3.0)},
+            {"#": "1", "kind": "selfplay", "step": "b", "commit or net": "b", "tc": "5+0.05",
+             "verdict": "stopped", "elo": (99.0, 9.0)},
+            {"#": "2", "kind": "selfplay", "step": "c", "commit or net": "c", "tc": "5+0.05",
+             "verdict": "kept, H1", "elo": (10.0, 4.0)}]
+    chain, _ = P.series(rows)
+    assert [(c[3], c[4]) for c in chain] == [(30.0, 3.0), (40.0, 5.0)]
+
+
+@pytest.mark.parametrize("bad,match", [
+    ("| 0 | d | nonsense | s | c | t | 1 | r | — | — | v |", "unknown kind"),
+    ("| 0 | d | data | s | c | t | 1 | r | — | v |", "10 cells"),
+    ("| 0 | d | data | s | c | t | 1 | r | about 3 | — | v |", "not an Elo")])
+def test_a_broken_ledger_is_refused(tmp_path, bad, match):
+    head = "| " + " | ".join(P.COLUMNS) + " |\n|" + " --- |" * len(P.COLUMNS) + "\n"
+    page = tmp_path / "c.md"
+    page.write_text(f"# x\n\n## Ledger\n\n{head}{bad}\n")
+    with pytest.raises(ValueError, match=match):
+        P.read_ledger(str(page))
+    assert P.main(["--ledger", str(page), "--out", str(tmp_path / "c.png")]) == 1
+    assert not (tmp_path / "c.png").exists()
