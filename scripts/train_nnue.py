@@ -355,7 +355,7 @@ def save_float_weights(model, path):
     float16[n_inputs, H] (the padding row left out), ``b_ft`` float16[H], ``w_out``
     float16[B, 2H], ``b_out`` float16[B], and ``architecture``, a JSON string of hidden,
     activation, output_buckets and king_buckets. float16 keeps 11 bits of mantissa: finer than
-    the net file's 1/QA steps for every weight of magnitude under 8 (the clip is 1.98)."""
+    the net file's 1/QA steps for every weight of magnitude under 4 (the clip is 1.98)."""
     def f16(t):
         return t.detach().numpy().astype(np.float16)
 
@@ -468,6 +468,9 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     check_architecture(layout, output_buckets, king_map)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
+    model = make_model(hidden, activation, output_buckets, king_buckets)
+    # a start the architecture refuses fails here too, before the data is converted
+    started_from = init_weights(model, init) if init else None
     recs = load_records(data, bin_dir, keep_noisy)
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)
@@ -479,8 +482,6 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     fitted = wdl_scale is None
     if fitted:
         wdl_scale = fit_wdl_scale(rec, train_idx, seed)
-    model = make_model(hidden, activation, output_buckets, king_buckets)
-    started_from = init_weights(model, init) if init else None
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps_per_epoch = math.ceil(len(train_idx) / batch)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch,

@@ -334,4 +334,6 @@ def test_init_refuses_another_architecture(tmp_path, arch):
     with pytest.raises(ValueError, match="architecture"):
         T.train([str(data)], str(tmp_path / "x.nnue"), epochs=0, progress=False,
                 init=str(tmp_path / "src.nnue"), **arch)
+    # refused before the data was even converted
     assert not (tmp_path / "x.nnue").exists()
+    assert not (tmp_path / "sample.txt.nnuebin.npy").exists()
