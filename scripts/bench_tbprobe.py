@@ -16,7 +16,10 @@ import numpy as np
 
 
 def random_board(rng, name):
-    """A random legal position (chess.Board) of material ``name`` such as "KRvKP", or None."""
+    """A random legal position (python-chess Board) of material ``name`` ("KRvKP"), white
+    holding the first half; side to move random (``rng``: a ``random.Random``); no castling;
+    the side not to move not in check. None when the draw is not legal (the caller draws
+    again). tests/test_tbprobe.py draws its positions with it too."""
     import chess
     w, b = name.split("v")
     squares = rng.sample(range(64), len(w) + len(b))

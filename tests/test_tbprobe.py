@@ -19,6 +19,8 @@ from uci_engine.kernels import tbformat as TF
 from uci_engine.kernels import tbprobe as TP
 from uci_engine.tbfiles import WdlTables
 
+from conftest import load_script
+
 TB34 = Path(__file__).parent / "data" / "syzygy34"
 #: positions compared with python-chess, spread evenly over the 35 tables
 POSITIONS = 100_000
@@ -26,22 +28,8 @@ POSITIONS = 100_000
 EP_POSITIONS = 500
 
 
-def random_board(rng, name):
-    """A random legal position (python-chess Board) of material ``name`` ("KRvKP"), white
-    holding the first half; side to move random; no castling; the side not to move not in
-    check. None when the draw is not legal (the caller draws again)."""
-    w, b = name.split("v")
-    squares = rng.sample(range(64), len(w) + len(b))
-    board = chess.Board(None)
-    for letters, colour in ((w, chess.WHITE), (b, chess.BLACK)):
-        for ch in letters:
-            sq = squares.pop()
-            ptype = "PNBRQK".index(ch) + 1
-            if ptype == chess.PAWN and chess.square_rank(sq) in (0, 7):
-                return None
-            board.set_piece_at(sq, chess.Piece(ptype, colour))
-    board.turn = rng.random() < 0.5
-    return board if board.is_valid() else None
+#: the random positions of scripts/bench_tbprobe.py, drawn the same way for the speed figure
+random_board = load_script("bench_tbprobe").random_board
 
 
 def ep_board(rng):
