@@ -95,6 +95,19 @@ class _Reader:
         return int.from_bytes(bytes(self.mm[off:off + 4]), "little")
 
 
+def _count_groups(pieces, norm, start):
+    """Set ``norm[i]`` to the length of each run of equal piece codes in ``pieces`` from
+    ``start`` on, at the run's first index (python-chess ``set_norm_piece`` / ``set_norm_pawn``
+    after their leading group); ``norm`` is a list of ints, changed in place."""
+    i = start
+    while i < len(pieces):
+        j = i
+        while j < len(pieces) and pieces[j] == pieces[i]:
+            norm[i] += 1
+            j += 1
+        i += norm[i]
+
+
 class _Table:
     """One parsed WDL file: header fields, entries (one per pawn file and side) and the
     decoding pools (code bases, symbol run lengths)."""
@@ -206,13 +219,7 @@ class _Table:
         self._check_codes(pieces)
         norm = [0] * self.num
         norm[0] = 3 if self.enc == 0 else 2
-        i = norm[0]
-        while i < self.num:
-            j = i
-            while j < self.num and pieces[j] == pieces[i]:
-                norm[i] += 1
-                j += 1
-            i += norm[i]
+        _count_groups(pieces, norm, norm[0])
         factor = [0] * MAX_TB_PIECES
         n = 64 - norm[0]
         f, i, k = 1, norm[0], 0
@@ -242,13 +249,7 @@ class _Table:
         norm[0] = p0
         if p1:
             norm[p0] = p1
-        i = p0 + p1
-        while i < self.num:
-            k = i
-            while k < self.num and pieces[k] == pieces[i]:
-                norm[i] += 1
-                k += 1
-            i += norm[i]
+        _count_groups(pieces, norm, p0 + p1)
         factor = [0] * MAX_TB_PIECES
         i = norm[0]
         if order2 < 0x0F:

@@ -144,3 +144,21 @@ def carry_rippler_subsets(mask):
         sub = (sub - mask) & mask
         if sub == 0:
             return out
+
+
+def subset_attacks_np(masks, bishop):
+    """:func:`uci_engine.kernels.sliders_magic.subset_attacks` in plain numpy (same arrays,
+    same order): ``(offsets uint64[65], occs, atts)``, every subset of each square's mask in
+    carry-rippler order and its ray-scan attack set; used by the slider modules to build their
+    tables at import: a compiled builder would cost each cold start about 2 s of JIT
+    compilation for code that runs once."""
+    sizes = [1 << bin(int(m)).count("1") for m in masks]
+    offsets = np.zeros(65, dtype=np.uint64)
+    offsets[1:] = np.cumsum(sizes, dtype=np.uint64)
+    occs = np.empty(int(offsets[64]), dtype=np.uint64)
+    atts = np.empty(int(offsets[64]), dtype=np.uint64)
+    for sq in range(64):
+        lo, hi = int(offsets[sq]), int(offsets[sq + 1])
+        occs[lo:hi] = carry_rippler_subsets(int(masks[sq]))
+        atts[lo:hi] = ray_attacks_np(sq, occs[lo:hi], bishop)
+    return offsets, occs, atts

@@ -16,15 +16,15 @@ The technique is Volker Annuss's black magic bitboards (chessprogramming wiki "M
 Bitboards", section Black Magic Bitboards; seeds 000 and 004). The magics and offsets come from
 the generated module :mod:`.black_magics` (``scripts/find_magics.py --black``, which verifies
 every published number against the ray scan); the table is built here at import in plain numpy
-from the vectorized ray scan of :mod:`.rays`. All arrays are module globals, frozen into every
-compiled caller as constants.
+from the subsets and ray-scan attacks of :func:`.rays.subset_attacks_np`, as the fancy magic
+tables are. All arrays are module globals, frozen into every compiled caller as constants.
 """
 import numpy as np
 from numba import njit
 
 from .black_magics import (BISHOP_MAGICS, BISHOP_OFFSETS, BISHOP_SHIFT, ROOK_MAGICS,
                            ROOK_OFFSETS, ROOK_SHIFT, TABLE_SIZE)
-from .rays import BISHOP_MASKS, ROOK_MASKS, carry_rippler_subsets, ray_attacks_np
+from .rays import BISHOP_MASKS, ROOK_MASKS, subset_attacks_np
 
 #: uint64[64]: relevant-occupancy masks (edges excluded) and their complements.
 ROOK_MASK, BISHOP_MASK = ROOK_MASKS, BISHOP_MASKS
@@ -54,9 +54,10 @@ def _build():
     for masks, not_masks, magics, offsets, shift, bishop in (
             (ROOK_MASK, ROOK_NOT_MASK, ROOK_MAGIC, ROOK_OFFSET, ROOK_SHIFT, False),
             (BISHOP_MASK, BISHOP_NOT_MASK, BISHOP_MAGIC, BISHOP_OFFSET, BISHOP_SHIFT, True)):
+        bounds, all_occs, all_atts = subset_attacks_np(masks, bishop)
         for sq in range(64):
-            occs = np.array(carry_rippler_subsets(int(masks[sq])), dtype=np.uint64)
-            atts = ray_attacks_np(sq, occs, bishop)
+            lo, hi = int(bounds[sq]), int(bounds[sq + 1])
+            occs, atts = all_occs[lo:hi], all_atts[lo:hi]
             slots = int(offsets[sq]) + black_index_np(occs, not_masks[sq], magics[sq], shift)
             if np.any(filled[slots] & (table[slots] != atts)):
                 raise ValueError(f"black magic collision, {'bishop' if bishop else 'rook'} "

@@ -12,16 +12,17 @@ numpy (:func:`subset_attacks_np`, a vectorized ray scan from :mod:`.rays`), so a
 compiles no table builder; the compiled :func:`subset_attacks` stays as their oracle. All arrays are module globals, so Numba freezes them into every
 compiled caller as constants (seeds 000, 003, 004 describe the technique).
 
-:func:`subset_attacks_np` and the offsets are shared with :mod:`.sliders_pext`, whose tables have
-the same layout but a different order inside each square's block.
+:func:`subset_attacks_np` (in :mod:`.rays`, imported here) and the offsets are shared with
+:mod:`.sliders_pext`, whose tables have the same layout but a different order inside each
+square's block; :mod:`.sliders_black` builds from the same subsets.
 """
 import numpy as np
 from numba import njit
 
 from .bitboard import U0, popcount
 from .magics import BISHOP_MAGICS, BISHOP_SHIFTS, ROOK_MAGICS, ROOK_SHIFTS
-from .rays import (BISHOP_MASKS, ROOK_MASKS, bishop_attacks_slow, carry_rippler_subsets,
-                   ray_attacks_np, rook_attacks_slow)
+from .rays import (BISHOP_MASKS, ROOK_MASKS, bishop_attacks_slow, rook_attacks_slow,
+                   subset_attacks_np)
 
 
 @njit(cache=True)
@@ -51,22 +52,6 @@ def subset_attacks(masks, bishop):
             sub = (sub - mask) & mask
             if sub == U0:
                 break
-    return offsets, occs, atts
-
-
-def subset_attacks_np(masks, bishop):
-    """:func:`subset_attacks` in plain numpy (same arrays, same order), used to build the
-    tables at import: a compiled builder would cost each cold start about 2 s of JIT
-    compilation for code that runs once."""
-    sizes = [1 << bin(int(m)).count("1") for m in masks]
-    offsets = np.zeros(65, dtype=np.uint64)
-    offsets[1:] = np.cumsum(sizes, dtype=np.uint64)
-    occs = np.empty(int(offsets[64]), dtype=np.uint64)
-    atts = np.empty(int(offsets[64]), dtype=np.uint64)
-    for sq in range(64):
-        lo, hi = int(offsets[sq]), int(offsets[sq + 1])
-        occs[lo:hi] = carry_rippler_subsets(int(masks[sq]))
-        atts[lo:hi] = ray_attacks_np(sq, occs[lo:hi], bishop)
     return offsets, occs, atts
 
 
