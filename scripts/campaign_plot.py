@@ -106,7 +106,8 @@ def series(rows):
 
 
 def draw(rows, out):
-    """Write the picture of ``rows`` (:func:`read_ledger`) to ``out`` (PNG)."""
+    """Write the picture of ``rows`` (:func:`read_ledger`) to ``out`` (PNG); returns what it
+    drew, ``(chain, gauntlets)`` of :func:`series`."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -138,6 +139,7 @@ def draw(rows, out):
     fig.tight_layout()
     fig.savefig(out, dpi=90)
     plt.close(fig)
+    return chain, gauntlets
 
 
 def main(argv=None):
@@ -150,8 +152,7 @@ def main(argv=None):
     except (OSError, ValueError) as exc:
         print(f"campaign_plot: {exc}", file=sys.stderr)
         return 1
-    draw(rows, args.out)
-    chain, gauntlets = series(rows)
+    chain, gauntlets = draw(rows, args.out)
     print(f"wrote {args.out}: {len(chain)} kept self-play steps, {len(gauntlets)} gauntlets "
           f"({len(rows)} ledger rows)")
     return 0
