@@ -16,6 +16,7 @@ import pytest
 
 from uci_engine import syzygy
 from uci_engine.engine import TB_WIN, Engine
+from uci_engine.engine.roottb import DTZ_SHARE, use_dtz
 from uci_engine.kernels.state import MATE_BOUND
 from uci_engine.syzygy import MAX_DTZ, Tablebases, TablebaseError
 from uci_engine.timeman import Limits
@@ -83,14 +84,18 @@ def test_rank_order():
     assert TB_WIN < MATE_BOUND    # shown as cp, never as a mate
 
 
-@pytest.mark.parametrize("fen", [
+#: roots of the ranking tests: won, drawn and lost, one near the fifty-move rule
+ROOTS = [
     "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
     "8/8/3rk3/8/8/3RK3/8/8 w - - 0 1",
     "8/8/3rk3/8/8/3RK3/8/8 b - - 0 1",
     "8/8/8/8/4k3/1P6/8/2K5 w - - 70 1",
     "8/8/8/8/4k3/1P6/8/2K5 b - - 0 1",
     "2k5/8/8/8/8/8/5r2/4K2R w - - 0 1",
-])
+]
+
+
+@pytest.mark.parametrize("fen", ROOTS)
 def test_root_filter_keeps_the_best_outcome(engine, tables, oracle, fen):
     """Every move the search may play keeps the root's WDL (python-chess's probe of each child
     as the oracle); in a won root those moves are exactly the ones of least DTZ."""
@@ -163,6 +168,70 @@ def test_wdl_only_ranking(engine, oracle, tmp_path):
         board.pop()
     assert len(kept) < board.legal_moves.count()     # the rook-hanging moves are gone
     tb.close()
+
+
+def test_use_dtz_rule():
+    """DTZ ranking needs no time limit, or a hard limit DTZ_SHARE times its expected cost."""
+    assert use_dtz(None, 1e9)
+    assert use_dtz(DTZ_SHARE * 50.0, 50.0) and not use_dtz(DTZ_SHARE * 50.0 - 1, 50.0)
+
+
+def test_compiled_root_wdl_equals_python_chess(tables, oracle):
+    """Tablebases.probe_wdl (the compiled prober) gives python-chess's WDL for every child of
+    the ranking tests' roots."""
+    n = 0
+    for fen in ROOTS:
+        board = chess.Board(fen)
+        for move in list(board.legal_moves):
+            board.push(move)
+            if not board.is_checkmate():
+                assert tables.probe_wdl(board) == oracle.probe_wdl(board), board.fen()
+                n += 1
+            board.pop()
+    assert n > 40
+
+
+def test_short_clock_ranks_by_wdl(engine, tables, oracle, monkeypatch):
+    """A hard limit below DTZ_SHARE times the DTZ ranking's expected cost: the root is ranked
+    by WDL without a DTZ probe (every winning move kept); at that limit, by DTZ (only the
+    moves of least DTZ)."""
+    fen = "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"
+    engine.set_position(fen, [])
+    legal = engine.legal_moves()
+    board = chess.Board(fen)
+    wins = set()
+    for move in list(board.legal_moves):
+        board.push(move)
+        if board.is_checkmate() or oracle.probe_wdl(board) == -2:
+            wins.add(move.uci())
+        board.pop()
+    monkeypatch.setattr(tables, "dtz_cost_ms", 100.0)
+    dtz_calls = []
+    real = tables._rank_dtz
+    monkeypatch.setattr(tables, "_rank_dtz", lambda *a: dtz_calls.append(1) or real(*a))
+    kept = {engine.move_to_uci(m) for m in engine._tb_filter(tables, legal, DTZ_SHARE * 100 - 1)}
+    assert kept == wins and not dtz_calls and engine._tb_scores
+    assert all(engine._tb_scores[engine.parse_move(m)] == TB_WIN for m in kept)
+    kept = {engine.move_to_uci(m) for m in engine._tb_filter(tables, legal, DTZ_SHARE * 100)}
+    assert dtz_calls and kept < wins
+
+
+def test_root_ranking_time_comes_off_the_hard_limit(engine, tables, monkeypatch):
+    """The hard limit counts from the start of ``go``: the timer is armed with what the root
+    ranking left of it."""
+    now = [100.0]
+    armed = []
+    real = engine._tb_filter
+
+    def slow_filter(*args):
+        now[0] += 0.05                          # the ranking takes 50 ms
+        return real(*args)
+    monkeypatch.setattr(engine, "_tb_filter", slow_filter)
+    monkeypatch.setattr(engine, "_arm_timer", armed.append)
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    engine.search(Limits(wtime=60000, btime=60000, depth=3), clock=lambda: now[0],
+                  tablebases=tables)
+    assert engine.hard_ms > 100 and armed == [pytest.approx(engine.hard_ms - 50)]
 
 
 # --- self-play games ----------------------------------------------------------------------------
@@ -296,17 +365,25 @@ def test_load_errors_without_tables(tmp_path):
 
 
 def test_corrupt_table_does_not_break_the_search(engine, tmp_path):
-    """python-chess opens tables lazily: a corrupt file shows up at the first probe, and the
-    root is then searched without the tables."""
+    """A file that is no table (64 zero bytes) is left out with a message; the root is then
+    searched without it."""
     for ext in (".rtbw", ".rtbz"):
         (tmp_path / f"KQvK{ext}").write_bytes(bytes(64))
+        shutil.copy(TB_DIR / f"KRvK{ext}", tmp_path)
     tb = Tablebases()
     assert tb.load(str(tmp_path)) == 1
+    assert len(tb.load_errors) == 1 and "KQvK.rtbw" in tb.load_errors[0]
     engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
     legal = engine.legal_moves()
     assert engine._tb_filter(tb, legal) == legal
     best, _ = engine.search(Limits(depth=3), tablebases=tb)
     assert engine.parse_move(best) in legal
+    only_bad = tmp_path / "bad"
+    only_bad.mkdir()
+    (only_bad / "KQvK.rtbw").write_bytes(bytes(64))
+    with pytest.raises(TablebaseError, match="KQvK.rtbw"):
+        tb.load(str(only_bad))
+    assert tb.tables == 1                        # the tables loaded before stay
 
 
 def test_setoption_value_parsing(session):

@@ -19,7 +19,11 @@ src/syzygy/tbprobe.cpp; chessprogramming wiki "Syzygy Bases"):
   its own);
 * the search then runs over the moves of the best rank only. If a DTZ table is missing, the
   moves are ranked by WDL alone (:meth:`Tablebases.rank_root_wdl`), which keeps the outcome but
-  does not guarantee progress.
+  does not guarantee progress. So they are when the move's time is too short for python-chess's
+  DTZ probes, which take up to a few hundred milliseconds (a KQvKR root: 0.1-0.23 s on the
+  2-core host, docs/engine.md); the caller decides (:func:`uci_engine.engine.roottb.use_dtz`)
+  from :attr:`Tablebases.dtz_cost_ms`. WDL values come from the compiled prober
+  (:mod:`uci_engine.kernels.tbprobe`, microseconds a probe, tested identical to python-chess).
 
 Scores (centipawns, from the side to move, :func:`tb_score`): a TB win is reported as
 ``win`` (the engine passes ``MATE_BOUND - 1``, just below its mate range, like Stockfish's
@@ -37,6 +41,9 @@ python-chess is imported lazily; without it :meth:`Tablebases.load` raises
 :class:`TablebaseError` with an install hint.
 """
 import os
+import time
+
+import numpy as np
 
 #: Stockfish's MAX_DTZ (tbprobe.h): ranks live in [-MAX_DTZ, MAX_DTZ].
 MAX_DTZ = 1 << 18
@@ -48,6 +55,9 @@ PAWN_CP = 100
 FIFTY_MOVE_PLIES = 100
 #: largest ``SyzygyProbeLimit`` (Stockfish's option maximum; 7-piece tables).
 MAX_PIECES = 7
+#: what a DTZ ranking is assumed to cost (milliseconds) before one has been timed: a KQvKR root
+#: took 0.1-0.23 s through python-chess 1.11 on the 2-core host (2026-11-27, docs/engine.md)
+DTZ_COST_PRIOR_MS = 200.0
 
 
 class TablebaseError(ValueError):
@@ -96,15 +106,34 @@ def _table_pieces(name):
     return len(name.replace("v", ""))
 
 
+def _drop(tb, name):
+    """Forget table ``name`` (e.g. ``"KQvK"``) in python-chess's Tablebase ``tb`` (WDL and
+    DTZ), so the root never probes a file the compiled prober found bad."""
+    import chess.syzygy
+    if not chess.syzygy.TABLENAME_REGEX.match(name):
+        return
+    for key in (chess.syzygy.normalize_tablename(name),
+                chess.syzygy.normalize_tablename(name, mirror=True)):
+        for table in (tb.wdl, tb.dtz):
+            table.pop(key, None)
+
+
 class Tablebases:
     """The loaded Syzygy tables and the root-probing options.
 
     Attributes set by the UCI layer: ``rule50`` (bool, ``Syzygy50MoveRule``), ``probe_limit``
     (int 0..7, ``SyzygyProbeLimit``; 0 disables probing), ``probe_depth`` (int,
-    ``SyzygyProbeDepth``, stored only). ``hits`` counts probes (the UCI ``tbhits``)."""
+    ``SyzygyProbeDepth``, stored only). ``hits`` counts probes (the UCI ``tbhits``).
+    ``dtz_cost_ms`` (float) is what the last DTZ rankings cost, for the caller's choice between
+    DTZ and WDL ranking: it rises at once to a dearer ranking and halves the gap to a cheaper
+    one."""
 
     def __init__(self):
         self._tb = None
+        self.wdl = None          # uci_engine.tbfiles.WdlTables: the compiled prober's tables
+        self.load_errors = []    # messages for the files the prober left out
+        self._scratch = None     # (st, mb, mv, pos) for the compiled prober
+        self.dtz_cost_ms = DTZ_COST_PRIOR_MS
         self.path = ""
         self.tables = 0          # WDL tables loaded
         self.max_pieces = 0      # pieces of the largest loaded table
@@ -127,6 +156,7 @@ class Tablebases:
             self.close()
             return 0
         try:
+            import chess
             import chess.syzygy
         except ImportError:
             raise TablebaseError("SyzygyPath needs python-chess (pip install chess)") from None
@@ -134,28 +164,55 @@ class Tablebases:
         for d in dirs:
             if not os.path.isdir(d):
                 raise TablebaseError(f"SyzygyPath: no such directory {d!r}")
+        from .tbfiles import WdlTables
         tb = chess.syzygy.Tablebase()
         try:
             for d in dirs:
                 tb.add_directory(d)
+            wdl = WdlTables(dirs)
         except (OSError, ValueError) as exc:
             tb.close()
             raise TablebaseError(f"SyzygyPath: cannot read {path!r}: {exc}") from None
+        for msg in wdl.errors:            # a file the prober rejects is not used at the root
+            _drop(tb, msg.split(":")[0].rsplit(".", 1)[0])
         names = {id(t): t.key for t in tb.wdl.values()}.values()
         if not names:
             tb.close()
+            if wdl.errors:
+                raise TablebaseError(f"SyzygyPath: no usable tables in {path!r}: "
+                                     + "; ".join(wdl.errors))
             raise TablebaseError(f"SyzygyPath: no Syzygy tables (*.rtbw) in {path!r}")
         self.close()
         self._tb = tb
+        self.wdl = wdl
+        self.load_errors = list(wdl.errors)
+        try:                              # load the compiled prober now, not in a timed move
+            self.probe_wdl(chess.Board("8/8/8/8/8/8/8/K1k5 w - - 0 1"))
+        except KeyError:
+            pass
         self.path = path
         self.tables = len(names)
         self.max_pieces = max(_table_pieces(n) for n in names)
         return self.tables
 
+    def take_errors(self):
+        """Messages (list of str, for ``info string error:``) about tables the compiled prober
+        found corrupt since the last call; such a table is no longer used, by the compiled
+        prober nor through python-chess."""
+        if self.wdl is None:
+            return []
+        out = self.wdl.new_errors()
+        for t in self.wdl.tables:
+            if getattr(t, "reported", False) and self._tb is not None:
+                _drop(self._tb, t.name)
+        return out
+
     def close(self):
         if self._tb is not None:
             self._tb.close()
         self._tb = None
+        self.wdl = None
+        self.load_errors = []
         self.path = ""
         self.tables = self.max_pieces = 0
 
@@ -172,21 +229,26 @@ class Tablebases:
             return None
         return board
 
-    def rank_root(self, board, moves, win, repeated=False, threefold=()):
+    def rank_root(self, board, moves, win, repeated=False, threefold=(), dtz=True):
         """Rank the root moves ``moves`` (UCI strings, legal in ``board``).
 
         Returns ``{uci_move: (rank, score)}`` (score in centipawns for the side to move, a TB
         win being ``win``), or None if a needed table is missing. ``repeated``: a position
         repeated since the last zeroing move; ``threefold``: the moves whose child is a
-        threefold repetition. DTZ ranking first, WDL ranking if a DTZ table is missing (see
-        the module docstring)."""
-        try:
-            ranks = self._rank_dtz(board, moves, repeated, threefold)
-            return {m: (r, tb_score(r, self.rule50, win)) for m, r in ranks.items()}
-        except KeyError:          # chess.syzygy.MissingTableError: try WDL alone
-            pass
-        except (OSError, ValueError):     # unreadable or corrupt table: search as usual
-            return None
+        threefold repetition. DTZ ranking first (timed into :attr:`dtz_cost_ms`), WDL ranking
+        if a DTZ table is missing or ``dtz`` is False (see the module docstring)."""
+        if dtz:
+            t0 = time.perf_counter()
+            try:
+                ranks = self._rank_dtz(board, moves, repeated, threefold)
+                return {m: (r, tb_score(r, self.rule50, win)) for m, r in ranks.items()}
+            except KeyError:          # chess.syzygy.MissingTableError: try WDL alone
+                pass
+            except (OSError, ValueError):     # unreadable or corrupt table: search as usual
+                return None
+            finally:
+                ms = (time.perf_counter() - t0) * 1000.0
+                self.dtz_cost_ms = max(ms, (ms + self.dtz_cost_ms) / 2)
         try:
             return self.rank_root_wdl(board, moves, win, threefold)
         except (KeyError, OSError, ValueError):
@@ -222,8 +284,8 @@ class Tablebases:
     def rank_root_wdl(self, board, moves, win, threefold=()):
         """``{uci_move: (rank, score)}`` from WDL tables only (Stockfish's root_probe_wdl:
         cursed wins and blessed losses score +-2 cp with ``Syzygy50MoveRule``, else as wins
-        and losses). Raises ``KeyError`` (python-chess's MissingTableError) if a table is
-        missing."""
+        and losses), probed by the compiled prober (:meth:`probe_wdl`). Raises ``KeyError``
+        if a table is missing or unusable."""
         import chess
         out = {}
         for uci in moves:
@@ -235,10 +297,31 @@ class Tablebases:
                     wdl = 0
                 else:
                     self.hits += 1
-                    wdl = -self._tb.probe_wdl(board)
+                    wdl = -self.probe_wdl(board)
             finally:
                 board.pop()
             shown = wdl if self.rule50 else 2 * (wdl > 0) - 2 * (wdl < 0)
             out[uci] = (WDL_TO_RANK[wdl + 2], (-win, -2, 0, 2, win)[shown + 2])
         return out
 
+    def probe_wdl(self, board):
+        """WDL (int -2..2, side to move) of ``board`` (a ``chess.Board`` with no castling rights
+        and at most the largest table's pieces) as if reached by a zeroing move, through the
+        compiled prober (:func:`uci_engine.kernels.tbprobe.probe_wdl`; the same values as
+        python-chess's ``probe_wdl``, tests/test_tbprobe.py). Raises ``KeyError`` when its
+        table is missing or corrupt."""
+        from .fen import parse_fen
+        from .kernels import position as P
+        from .kernels import state as SS
+        from .kernels import tbprobe as TP
+        if self.wdl is None:
+            raise KeyError("no tables loaded")
+        if self._scratch is None:
+            st, mb = P.new_stack(16)
+            self._scratch = (st, mb, SS.new_move_buffers(), np.zeros(8, dtype=np.int64))
+        st, mb, mv, pos = self._scratch
+        parse_fen(board.fen(), st, mb, 0)
+        v = int(TP.probe_wdl(self.wdl.array, st, mb, np.int64(0), mv, np.int64(0), pos))
+        if v == TP.TB_FAIL:
+            raise KeyError(f"no usable table for {board.fen()}")
+        return v

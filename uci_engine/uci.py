@@ -118,6 +118,8 @@ class UCI(KernelLoading):
 
     def _load_tablebases(self, value):
         n = self.tablebases.load(value)
+        for msg in self.tablebases.load_errors:
+            self.send(f"info string error: SyzygyPath: {msg}")
         if n:
             self.send(f"info string found {n} tablebases "
                       f"(up to {self.tablebases.max_pieces} pieces)")
@@ -521,6 +523,8 @@ class UCI(KernelLoading):
             except Exception as exc:
                 self.error(f"search failed: {type(exc).__name__}: {exc}")
                 traceback.print_exc(file=sys.stderr)
+            for msg in self.tablebases.take_errors():
+                self.error(msg)
             if best is None:
                 legal = eng.legal_moves()
                 best = eng.move_to_uci(legal[0]) if legal else "0000"

@@ -64,18 +64,20 @@ class SearchDriver:
             cap = strength.nodes_for(self.uci_elo)
             limits = dataclasses.replace(limits, nodes=min(limits.nodes or cap, cap))
             multipv = max(multipv, strength.multipv_for(self.uci_elo))
+        white = int(self.st[self.root, P.STM]) == 0
+        self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self.tb_hits = 0
         self._tb_scores = None
         if tablebases is not None:
-            allowed = self._tb_filter(tablebases, allowed)
+            allowed = self._tb_filter(tablebases, allowed, self.hard_ms)
         h = self.ctl
         _new_search(h, self.ss, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0)
-        white = int(self.st[self.root, P.STM]) == 0
-        self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._scaled_soft_ms = self.soft_ms
         self._tm_best, self._tm_stability, self._tm_score = None, 0, None
         max_depth = min(limits.depth or (SS.MAX_PLY - 8), SS.MAX_PLY - 8)
-        self._arm_timer(self.hard_ms)
+        # the limits count from t0: what the root ranking took is off the hard limit
+        self._arm_timer(None if self.hard_ms is None
+                        else max(1.0, self.hard_ms - (clock() - t0) * 1000))
         self._start_helpers(allowed if len(allowed) != len(legal) else [], max_depth)
         multipv = max(1, min(multipv, len(allowed)))
         best_pvs = [[m] for m in allowed[:multipv]]
