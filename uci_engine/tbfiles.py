@@ -1,6 +1,7 @@
-"""Syzygy WDL files for the compiled prober (plain Python): memory-map every ``.rtbw`` file of a
-``SyzygyPath``, read its header and pack it into the int64 array the kernels of
-:mod:`uci_engine.kernels.tbprobe` take (layout there).
+"""Syzygy WDL and DTZ files for the compiled probers (plain Python): memory-map every ``.rtbw``
+(:class:`WdlTables`) or ``.rtbz`` file (:class:`DtzTables`) of a ``SyzygyPath``, read its header
+and pack it into the int64 array the kernels of :mod:`uci_engine.kernels.tbprobe` and
+:mod:`uci_engine.kernels.tbdtz` take (layout in :mod:`uci_engine.kernels.tbformat`).
 
 Each file is mapped with ``numpy.memmap`` (read-only); only the header, the piece and order
 bytes, the code-length table and the symbol pairs are read here (a few KiB per table). The
@@ -10,9 +11,16 @@ probed. The header layout is the Syzygy format as python-chess's ``chess/syzygy.
 ``set_norm_*``, ``calc_factors_*``, ``calc_symlen``) and Stockfish's tbprobe.cpp (``set``,
 ``set_sizes``, ``set_groups``).
 
+A DTZ file has the same layout with three differences (python-chess ``DtzTable.init_table_dtz``,
+tbprobe.cpp ``set_dtz_map``): it stores one side to move per pawn file, named by the DTZ flags
+in the first byte of each pairs header (``E_FLAGS``); a table of one value stores 0 there;
+and after the pairs headers come the value maps (four per mapped file, one per WDL class,
+uint8 or, with ``DTZ_WIDE``, word-aligned uint16), which the packed entry locates with
+``E_MAP`` / ``E_MAPLEN``.
+
 A file that cannot be used (missing magic, a size that is not 64 k + 16 bytes, offsets or
 counts that do not fit the file, piece codes that do not match its name) is left out with a
-message in :attr:`WdlTables.errors`; the other files load. Errors found later, while probing,
+message in ``errors``; the other files load. Errors found later, while probing,
 switch a table off in the packed array (``T_ENABLED``) and are reported by
 :meth:`WdlTables.new_errors`.
 """
@@ -25,6 +33,8 @@ from .kernels import tbformat as K
 
 #: first four bytes of a WDL file (tbprobe.cpp: TBTable<WDL>::Magic; python-chess tbw_magic)
 WDL_MAGIC = bytes([0x71, 0xE8, 0x23, 0x5D])
+#: ... of a DTZ file (TBTable<DTZ>::Magic; python-chess tbz_magic)
+DTZ_MAGIC = bytes([0xD7, 0x66, 0x0C, 0xA5])
 #: a Syzygy file is 64 k + 16 bytes long (python-chess init_mmap)
 FILE_ALIGN, FILE_TAIL = 64, 16
 #: python-chess's piece letters, index = piece code & 7 - 1 ... in its order K Q R B N P
@@ -36,7 +46,7 @@ MAX_TB_PIECES = 7
 
 
 class TableError(ValueError):
-    """A file that is not a usable Syzygy WDL table (message names the file)."""
+    """A file that is not a usable Syzygy WDL or DTZ table (message names the file)."""
 
 
 def _normalize(name, mirror=False):
@@ -109,11 +119,13 @@ def _count_groups(pieces, norm, start):
 
 
 class _Table:
-    """One parsed WDL file: header fields, entries (one per pawn file and side) and the
-    decoding pools (code bases, symbol run lengths)."""
+    """One parsed WDL file (``dtz`` False) or DTZ file (``dtz`` True): header fields, entries
+    (one per pawn file and side; a DTZ file has side 0 only) and the decoding pools (code
+    bases, symbol run lengths)."""
 
-    def __init__(self, path):
+    def __init__(self, path, dtz=False):
         self.path = path
+        self.dtz = dtz
         self.name = os.path.splitext(os.path.basename(path))[0]
         self.file = os.path.basename(path)
         if not TABLE_NAME.match(self.name) or len(self.name) - 1 > MAX_TB_PIECES:
@@ -125,8 +137,9 @@ class _Table:
         self.mm = np.memmap(path, dtype=np.uint8, mode="r")
         self.size = size
         rd = _Reader(self.mm, self.file)
-        if bytes(self.mm[:4]) != WDL_MAGIC:
-            raise TableError(f"{self.file}: not a Syzygy WDL file (bad magic)")
+        if bytes(self.mm[:4]) != (DTZ_MAGIC if dtz else WDL_MAGIC):
+            raise TableError(f"{self.file}: not a Syzygy {'DTZ' if dtz else 'WDL'} file "
+                             f"(bad magic)")
         self.num = len(self.name) - 1
         self.has_pawns = "P" in self.name
         # python-chess Table.__init__ (its names "black_part, white_part" are the two halves)
@@ -150,22 +163,23 @@ class _Table:
     # --- header ------------------------------------------------------------------------------
     def _parse(self, rd):
         flags = rd.u8(4)
-        split = flags & 1
         files = 4 if flags & 2 else 1
-        sides = 2 if split else 1
+        # sides with piece orders (a DTZ file: one, in the low nibbles) and with data
+        orders = 1 if self.dtz else 2
+        sides = 1 if self.dtz or not flags & 1 else 2
         if self.has_pawns != (files == 4):
             raise TableError(f"{self.file}: header does not match the table name")
         self.files = files
         ptr = 5
         setups = {}
         if not self.has_pawns:
-            for s in range(2):
+            for s in range(orders):
                 setups[(0, s)] = self._setup_pieces(rd, ptr, s)
             ptr += self.num + 1
         else:
             step = 1 + (self.pawns[1] > 0)
             for f in range(4):
-                for s in range(2):
+                for s in range(orders):
                     setups[(f, s)] = self._setup_pawns(rd, ptr, s, f)
                 ptr += self.num + step
         ptr += ptr & 1
@@ -173,6 +187,8 @@ class _Table:
         for f in range(files):
             for s in range(sides):
                 pairs[(f, s)], ptr = self._setup_pairs(rd, ptr, setups[(f, s)]["tbsize"])
+        if self.dtz:
+            ptr = self._setup_maps(rd, ptr, pairs, files)
         for region in ("index", "sizes"):
             for f in range(files):
                 for s in range(sides):
@@ -189,7 +205,7 @@ class _Table:
             raise TableError(f"{self.file}: truncated ({self.size} bytes, the header needs "
                              f"{ptr})")
         for f in range(files):
-            for s in range(2):
+            for s in range(orders):
                 e = dict(setups[(f, s)])
                 e.update(pairs[(f, min(s, sides - 1))])
                 self.entries[(f, s)] = e
@@ -197,7 +213,7 @@ class _Table:
         want = sorted(CODE[c] for c in self.name.split("v")[0]) + \
             sorted(CODE[c] | 8 for c in self.name.split("v")[1])
         for f in range(files):
-            for s in range(2):
+            for s in range(orders):
                 got = self.entries[(f, s)]["pieces"]
                 if sorted(got) != sorted(want) and sorted(c ^ 8 for c in got) != sorted(want):
                     raise TableError(f"{self.file}: piece codes do not match the table name")
@@ -282,8 +298,11 @@ class _Table:
         """python-chess setup_pairs: returns (fields, pointer after the pairs header)."""
         flags = rd.u8(ptr)
         if flags & 0x80:
-            return ({"const": 1, "min_len": rd.u8(ptr + 1), "tbsize": tbsize, "index_bytes": 0,
-                     "sizes_bytes": 0, "data_bytes": 0}, ptr + 2)
+            # the one value: stored for WDL, 0 for DTZ (python-chess setup_pairs,
+            # talkchess.com/forum/viewtopic.php?p=698093)
+            return ({"const": 1, "min_len": 0 if self.dtz else rd.u8(ptr + 1), "flags": flags,
+                     "tbsize": tbsize, "index_bytes": 0, "sizes_bytes": 0, "data_bytes": 0},
+                    ptr + 2)
         blocksize = rd.u8(ptr + 1)
         idxbits = rd.u8(ptr + 2)
         real_blocks = rd.u32(ptr + 4)
@@ -308,12 +327,36 @@ class _Table:
         mask = (1 << 64) - 1
         base = [((b << (64 - (min_len + i))) & mask) for i, b in enumerate(base)]
         num_indices = (tbsize + (1 << idxbits) - 1) >> idxbits
-        return ({"const": 0, "min_len": min_len, "max_len": max_len, "idxbits": idxbits,
+        return ({"const": 0, "flags": flags, "min_len": min_len, "max_len": max_len,
+                 "idxbits": idxbits,
                  "blocksize": blocksize, "tbsize": tbsize, "nindex": num_indices,
                  "nblocks": nblocks, "real_blocks": real_blocks, "offset": offset,
                  "sympat": sympat, "nsyms": nsyms, "base": base, "symlen": symlen,
                  "index_bytes": 6 * num_indices, "sizes_bytes": 2 * nblocks,
                  "data_bytes": (1 << blocksize) * real_blocks}, nxt)
+
+    def _setup_maps(self, rd, ptr, pairs, files):
+        """Locate the DTZ value maps that follow the pairs headers (python-chess
+        init_table_dtz, tbprobe.cpp set_dtz_map): per mapped file four maps (WDL classes
+        draw, loss, cursed win, blessed loss; tbformat.WDL_TO_MAP), each a count then that
+        many uint8, or with DTZ_WIDE a word-aligned uint16 count and uint16 values. Sets
+        ``map`` (file offsets of the values) and ``maplen`` in each file's pairs fields;
+        returns the word-aligned pointer after the maps."""
+        for f in range(files):
+            d = pairs[(f, 0)]
+            d["map"], d["maplen"] = [0] * 4, [0] * 4
+            if not d["flags"] & K.DTZ_MAPPED:
+                continue
+            width = 2 if d["flags"] & K.DTZ_WIDE else 1
+            if width == 2:
+                ptr += ptr & 1
+            for i in range(4):
+                n = rd.u16(ptr) if width == 2 else rd.u8(ptr)
+                rd.need(ptr + width, width * n)
+                d["map"][i] = ptr + width
+                d["maplen"][i] = n
+                ptr += width * (n + 1)
+        return ptr + (ptr & 1)
 
     def _symlen(self, s1, s2, nsyms):
         """Run length - 1 of every symbol (python-chess calc_symlen, without recursion); a
@@ -346,12 +389,16 @@ def _signed(v):
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-class WdlTables:
-    """The ``.rtbw`` tables of a SyzygyPath, memory-mapped and packed for the kernels.
+class _Tables:
+    """The tables of one kind (``SUFFIX``) of a SyzygyPath, memory-mapped and packed for the
+    kernels (:class:`WdlTables`, :class:`DtzTables`).
 
-    ``array``: int64[...] (the layout of :mod:`uci_engine.kernels.tbprobe`); ``names``:
+    ``array``: int64[...] (the layout of :mod:`uci_engine.kernels.tbformat`); ``names``:
     table names loaded; ``largest``: pieces of the largest; ``errors``: messages (str) for
     the files left out. The mapped files stay open as long as this object lives."""
+
+    SUFFIX = ""
+    DTZ = False
 
     def __init__(self, dirs=()):
         self.tables = []
@@ -359,10 +406,10 @@ class WdlTables:
         seen = set()
         for d in dirs:
             for fn in sorted(os.listdir(d)):
-                if not fn.endswith(".rtbw"):
+                if not fn.endswith(self.SUFFIX):
                     continue
                 try:
-                    t = _Table(os.path.join(d, fn))
+                    t = _Table(os.path.join(d, fn), dtz=self.DTZ)
                 except TableError as exc:
                     self.errors.append(str(exc))
                     continue
@@ -424,6 +471,10 @@ class WdlTables:
                 out[a + K.E_TBSIZE] = e["tbsize"]
                 out[a + K.E_CONST] = e["const"]
                 out[a + K.E_MINLEN] = e["min_len"]
+                out[a + K.E_FLAGS] = e["flags"]
+                for i, (at, n) in enumerate(zip(e.get("map", ()), e.get("maplen", ()))):
+                    out[a + K.E_MAP + i] = at
+                    out[a + K.E_MAPLEN + i] = n
                 if e["const"]:
                     continue
                 for fld, key in ((K.E_IDXBITS, "idxbits"), (K.E_BLOCKSIZE, "blocksize"),
@@ -439,15 +490,6 @@ class WdlTables:
                 out += e["symlen"]
         return np.array(out, dtype=np.int64)
 
-    def set_options(self, limit, depth, rule50):
-        """Write the probing options into the array: positions with at most
-        ``min(limit, largest)`` pieces are probed (0: none), ``depth`` is SyzygyProbeDepth
-        (plies), ``rule50`` Syzygy50MoveRule."""
-        a = self.array
-        a[K.H_CARD] = min(int(limit), self.largest)
-        a[K.H_DEPTH] = int(depth)
-        a[K.H_RULE50] = int(bool(rule50))
-
     def new_errors(self):
         """Messages (list of str) for the tables the kernels switched off since the last call:
         a probe found their data corrupt."""
@@ -461,6 +503,30 @@ class WdlTables:
                 t.reported = True
                 out.append(f"Syzygy table {t.file} is corrupt: probing of it is switched off")
         return out
+
+
+class WdlTables(_Tables):
+    """The ``.rtbw`` (WDL) tables of a SyzygyPath for :mod:`uci_engine.kernels.tbprobe`, with
+    the search's probing options in the array's header (:meth:`set_options`)."""
+
+    SUFFIX = ".rtbw"
+
+    def set_options(self, limit, depth, rule50):
+        """Write the probing options into the array: positions with at most
+        ``min(limit, largest)`` pieces are probed (0: none), ``depth`` is SyzygyProbeDepth
+        (plies), ``rule50`` Syzygy50MoveRule."""
+        a = self.array
+        a[K.H_CARD] = min(int(limit), self.largest)
+        a[K.H_DEPTH] = int(depth)
+        a[K.H_RULE50] = int(bool(rule50))
+
+
+class DtzTables(_Tables):
+    """The ``.rtbz`` (DTZ) tables of a SyzygyPath for :func:`uci_engine.kernels.tbdtz.probe_dtz`,
+    which also needs the :class:`WdlTables` of the same path."""
+
+    SUFFIX = ".rtbz"
+    DTZ = True
 
 
 def empty_array():

@@ -1,6 +1,7 @@
-"""Syzygy WDL format constants shared by the loader (:mod:`uci_engine.tbfiles`, plain Python)
-and the prober (:mod:`.tbprobe`, compiled): the layout of the packed int64 array ``tb`` that
-describes the loaded tables, and the format's index tables.
+"""Syzygy WDL and DTZ format constants shared by the loader (:mod:`uci_engine.tbfiles`, plain
+Python) and the probers (:mod:`.tbprobe`, :mod:`.tbdtz`, compiled): the layout of the packed
+int64 array ``tb`` that describes the loaded tables (one array for the ``.rtbw`` files, one of
+the same layout for the ``.rtbz`` files), and the format's index tables.
 
 No Numba here: the loader imports this module before the kernels' backend is selected.
 Sources: python-chess ``chess/syzygy.py`` (the tables TRIANGLE ... KK_IDX, PAWNIDX, PFACTOR,
@@ -10,6 +11,9 @@ import numpy as np
 
 #: a probe that found no answer (missing table, read out of bounds, corrupt data)
 TB_FAIL = np.int64(-100)
+#: a DTZ probe that found no answer; TB_FAIL (-100) is itself a DTZ (a loss in 100 plies), so
+#: the DTZ prober fails with a value far outside every DTZ (|DTZ| < 2 * 65535 + 200)
+DTZ_FAIL = np.int64(-(1 << 30))
 
 # --- layout of the packed array ``tb`` (int64; built by uci_engine/tbfiles.py) ----------------
 # header
@@ -35,6 +39,7 @@ T_SYMMETRIC = 7     # both sides have the same material
 T_KEY = 8           # material key of the table's first side as white
 T_MKEY = 9          # ... as black
 T_ENTRY = 10        # offset of the first entry record: entries (file f, side s) at f * 2 + s
+                    # (a DTZ file stores one side: its entries are s = 0)
 T_FILES = 11        # 1, or 4 for pawn tables (files a..d of the leading pawn)
 T_ENABLED = 12      # 0 once a probe found the file corrupt
 T_LEAD = 13         # piece code of the leading piece (pawn tables)
@@ -60,7 +65,26 @@ E_SYMPAT = 34       # file offset of the symbol pairs (3 bytes per symbol)
 E_NSYMS = 35
 E_BASE = 36         # offset in ``tb`` of the uint64 code bases per length (bit patterns)
 E_SYMLEN = 37       # offset in ``tb`` of the run length - 1 per symbol
-EREC_LEN = 40
+E_FLAGS = 38        # the pairs header's flags byte (DTZ: the DTZ_* bits below)
+E_MAP = 39          # DTZ: int[4] file offsets of the four value maps (0: not mapped)
+E_MAPLEN = 43       # DTZ: int[4] values in each map
+EREC_LEN = 48
+
+# --- DTZ tables (python-chess DtzTable; tbprobe.cpp TBFlag, WDLMap, map_score) ----------------
+# flag bits of a DTZ entry (the first byte of its pairs header)
+DTZ_STM = 1         # the side to move the file stores: 0 its first side, 1 its second
+DTZ_MAPPED = 2      # stored values index the value map of the position's WDL
+DTZ_WIN_PLIES = 4   # wins stored in plies (else in moves: doubled when read)
+DTZ_LOSS_PLIES = 8  # losses stored in plies
+DTZ_WIDE = 16       # the value maps hold uint16 (else uint8)
+#: value map used for each WDL + 2 (loss, blessed loss, draw, cursed win, win): python-chess
+#: WDL_TO_MAP, tbprobe.cpp WDLMap
+WDL_TO_MAP = np.array([1, 3, 0, 2, 0], dtype=np.int64)
+#: flag that marks the values of WDL + 2 as plies: python-chess PA_FLAGS
+PA_FLAGS = np.array([DTZ_LOSS_PLIES, 0, 0, 0, DTZ_WIN_PLIES], dtype=np.int64)
+#: DTZ of a position whose best zeroing move is an en-passant capture of WDL + 2:
+#: python-chess WDL_TO_DTZ
+WDL_TO_DTZ = np.array([-1, -101, 0, 101, 1], dtype=np.int64)
 
 # --- the format's constant tables (python-chess chess/syzygy.py; tbprobe.cpp "init") ---------
 # pawnless index of the first piece's square within the a1-d1-d4 triangle

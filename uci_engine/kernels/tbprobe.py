@@ -33,6 +33,9 @@ Results are WDL values -2 (loss) .. 2 (win) for the side to move, 1 / -1 for a w
 fifty-move rule spoils (cursed win, blessed loss), or :data:`TB_FAIL` when a table is missing
 or a read fails (out of bounds, a symbol or value out of range); a table whose probe failed
 for corruption gets ``T_ENABLED = 0`` and ``H_ERRORS`` counts it, so the caller can report it.
+
+The DTZ prober (:mod:`.tbdtz`) reads ``.rtbz`` tables with the same functions: :func:`_locate`
+finds a table and indexes a position for both kinds, :func:`_decompress` decodes both.
 """
 import numpy as np
 from llvmlite import ir
@@ -383,58 +386,76 @@ def _fill(tb, st, row, code, cmirror, mirror, pos, i, n):
 
 
 @njit(cache=True, nogil=True)
+def _locate(tb, st, row, pos, dtz):
+    """Find the table of row ``row`` in ``tb`` and compute the position's index in it
+    (python-chess ``_probe_wdl_table`` / ``_probe_dtz_table`` up to ``decompress_pairs``).
+
+    Returns int64 ``(r, e, bside, idx)``: ``r`` the table record (-1: no table, or switched
+    off); ``e`` the entry record used (for a DTZ array, ``dtz`` True, the file's one entry,
+    side 0); ``bside`` 1 when the side to move is the table's second side; ``idx`` the index,
+    -1 when the position does not fit the table's pieces (corrupt). ``pos``: int64 scratch of
+    at least 8."""
+    key = material_key(st, row)
+    t = _find_table(tb, key)
+    if t < 0:
+        return np.int64(-1), np.int64(0), np.int64(0), np.int64(0)
+    r = tb[H_TABLES] + t * TREC_LEN
+    if tb[r + T_ENABLED] == 0:
+        return np.int64(-1), np.int64(0), np.int64(0), np.int64(0)
+    white = st[row, STM] == U0
+    if tb[r + T_SYMMETRIC]:
+        cmirror = 0 if white else 8
+        mirror = 0 if white else 0x38
+        bside = np.int64(0)
+    elif key != tb[r + T_KEY]:
+        cmirror = 8
+        mirror = 0x38
+        bside = np.int64(1 if white else 0)
+    else:
+        cmirror = 0
+        mirror = 0
+        bside = np.int64(0 if white else 1)
+    eside = 0 if dtz else bside
+    n = tb[r + T_NUM]
+    ent = tb[r + T_ENTRY]
+    if tb[r + T_HAS_PAWNS] == 0:
+        e = ent + eside * EREC_LEN
+        i = np.int64(0)
+        while i < n:
+            i = _fill(tb, st, row, tb[e + E_PIECES + i], cmirror, 0, pos, i, n)
+            if i < 0:
+                return r, e, bside, np.int64(-1)
+        return r, e, bside, _encode_piece(tb, e, tb[r + T_ENC], pos, n)
+    p0 = tb[r + T_PAWNS0]
+    i = _fill(tb, st, row, tb[r + T_LEAD], cmirror, mirror, pos, 0, n)
+    if i != p0:
+        return r, ent, bside, np.int64(-1)
+    for k in range(1, p0):                  # the leading pawn: least FLAP
+        if FLAP[pos[0]] > FLAP[pos[k]]:
+            x = pos[0]
+            pos[0] = pos[k]
+            pos[k] = x
+    f = FILE_TO_FILE[pos[0] & 7]
+    e = ent + (f * 2 + eside) * EREC_LEN
+    while i < n:
+        i = _fill(tb, st, row, tb[e + E_PIECES + i], cmirror, mirror, pos, i, n)
+        if i < 0:
+            return r, e, bside, np.int64(-1)
+    return r, e, bside, _encode_pawn(tb, e, pos, n, p0, tb[r + T_PAWNS1])
+
+
+@njit(cache=True, nogil=True)
 def probe_table(tb, st, row, pos):
     """WDL (-2..2, int64) stored for row ``row`` in its table, without resolving captures
     (python-chess WdlTable._probe_wdl_table; valid only where no capture does better).
     ``pos``: int64 scratch of at least 8. TB_FAIL: missing or disabled table, corrupt data."""
     if st[row, OCC_ALL] == (st[row, KING] | st[row, 6 + KING]):
         return np.int64(0)                      # KvK
-    t = _find_table(tb, material_key(st, row))
-    if t < 0:
+    r, e, bside, idx = _locate(tb, st, row, pos, False)
+    if r < 0:
         return TB_FAIL
-    r = tb[H_TABLES] + t * TREC_LEN
-    if tb[r + T_ENABLED] == 0:
-        return TB_FAIL
-    white = st[row, STM] == U0
-    if tb[r + T_SYMMETRIC]:
-        cmirror = 0 if white else 8
-        mirror = 0 if white else 0x38
-        bside = 0
-    elif material_key(st, row) != tb[r + T_KEY]:
-        cmirror = 8
-        mirror = 0x38
-        bside = 1 if white else 0
-    else:
-        cmirror = 0
-        mirror = 0
-        bside = 0 if white else 1
-    n = tb[r + T_NUM]
-    ent = tb[r + T_ENTRY]
-    if tb[r + T_HAS_PAWNS] == 0:
-        e = ent + bside * EREC_LEN
-        i = np.int64(0)
-        while i < n:
-            i = _fill(tb, st, row, tb[e + E_PIECES + i], cmirror, 0, pos, i, n)
-            if i < 0:
-                return _corrupt(tb, r)
-        idx = _encode_piece(tb, e, tb[r + T_ENC], pos, n)
-    else:
-        p0 = tb[r + T_PAWNS0]
-        i = _fill(tb, st, row, tb[r + T_LEAD], cmirror, mirror, pos, 0, n)
-        if i != p0:
-            return _corrupt(tb, r)
-        for k in range(1, p0):                  # the leading pawn: least FLAP
-            if FLAP[pos[0]] > FLAP[pos[k]]:
-                x = pos[0]
-                pos[0] = pos[k]
-                pos[k] = x
-        f = FILE_TO_FILE[pos[0] & 7]
-        e = ent + (f * 2 + bside) * EREC_LEN
-        while i < n:
-            i = _fill(tb, st, row, tb[e + E_PIECES + i], cmirror, mirror, pos, i, n)
-            if i < 0:
-                return _corrupt(tb, r)
-        idx = _encode_pawn(tb, e, pos, n, p0, tb[r + T_PAWNS1])
+    if idx < 0:
+        return _corrupt(tb, r)
     v = _decompress(tb, tb[r + T_ADDR], tb[r + T_SIZE], e, idx)
     if v < 0 or v > 4:
         return _corrupt(tb, r)
