@@ -16,7 +16,6 @@ import pytest
 
 from uci_engine import syzygy
 from uci_engine.engine import TB_WIN, Engine
-from uci_engine.engine.roottb import DTZ_SHARE, use_dtz
 from uci_engine.kernels.state import MATE_BOUND
 from uci_engine.syzygy import MAX_DTZ, Tablebases, TablebaseError
 from uci_engine.timeman import Limits
@@ -170,15 +169,9 @@ def test_wdl_only_ranking(engine, oracle, tmp_path):
     tb.close()
 
 
-def test_use_dtz_rule():
-    """DTZ ranking needs no time limit, or a hard limit DTZ_SHARE times its expected cost."""
-    assert use_dtz(None, 1e9)
-    assert use_dtz(DTZ_SHARE * 50.0, 50.0) and not use_dtz(DTZ_SHARE * 50.0 - 1, 50.0)
-
-
-def test_compiled_root_wdl_equals_python_chess(tables, oracle):
-    """Tablebases.probe_wdl (the compiled prober) gives python-chess's WDL for every child of
-    the ranking tests' roots."""
+def test_compiled_root_probes_equal_python_chess(tables, oracle):
+    """Tablebases.probe_wdl and probe_dtz (the compiled probers the root ranking uses) give
+    python-chess's WDL and DTZ for every child of the ranking tests' roots."""
     n = 0
     for fen in ROOTS:
         board = chess.Board(fen)
@@ -186,34 +179,10 @@ def test_compiled_root_wdl_equals_python_chess(tables, oracle):
             board.push(move)
             if not board.is_checkmate():
                 assert tables.probe_wdl(board) == oracle.probe_wdl(board), board.fen()
+                assert tables.probe_dtz(board) == oracle.probe_dtz(board), board.fen()
                 n += 1
             board.pop()
     assert n > 40
-
-
-def test_short_clock_ranks_by_wdl(engine, tables, oracle, monkeypatch):
-    """A hard limit below DTZ_SHARE times the DTZ ranking's expected cost: the root is ranked
-    by WDL without a DTZ probe (every winning move kept); at that limit, by DTZ (only the
-    moves of least DTZ)."""
-    fen = "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"
-    engine.set_position(fen, [])
-    legal = engine.legal_moves()
-    board = chess.Board(fen)
-    wins = set()
-    for move in list(board.legal_moves):
-        board.push(move)
-        if board.is_checkmate() or oracle.probe_wdl(board) == -2:
-            wins.add(move.uci())
-        board.pop()
-    monkeypatch.setattr(tables, "dtz_cost_ms", 100.0)
-    dtz_calls = []
-    real = tables._rank_dtz
-    monkeypatch.setattr(tables, "_rank_dtz", lambda *a: dtz_calls.append(1) or real(*a))
-    kept = {engine.move_to_uci(m) for m in engine._tb_filter(tables, legal, DTZ_SHARE * 100 - 1)}
-    assert kept == wins and not dtz_calls and engine._tb_scores
-    assert all(engine._tb_scores[engine.parse_move(m)] == TB_WIN for m in kept)
-    kept = {engine.move_to_uci(m) for m in engine._tb_filter(tables, legal, DTZ_SHARE * 100)}
-    assert dtz_calls and kept < wins
 
 
 def test_root_ranking_time_comes_off_the_hard_limit(engine, tables, monkeypatch):
@@ -372,7 +341,7 @@ def test_corrupt_table_does_not_break_the_search(engine, tmp_path):
         shutil.copy(TB_DIR / f"KRvK{ext}", tmp_path)
     tb = Tablebases()
     assert tb.load(str(tmp_path)) == 1
-    assert len(tb.load_errors) == 1 and "KQvK.rtbw" in tb.load_errors[0]
+    assert len(tb.load_errors) == 2 and all("KQvK.rtb" in e for e in tb.load_errors)
     engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
     legal = engine.legal_moves()
     assert engine._tb_filter(tb, legal) == legal

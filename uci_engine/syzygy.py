@@ -1,4 +1,6 @@
-"""Syzygy endgame tablebases at the root (plain Python, through python-chess's ``chess.syzygy``).
+"""Syzygy endgame tablebases at the root: the options, and the ranking of the root moves by the
+compiled probers (:mod:`uci_engine.kernels.tbprobe` for WDL, :mod:`uci_engine.kernels.tbdtz` for
+DTZ, over the memory-mapped files of :mod:`uci_engine.tbfiles`).
 
 What the UCI options ``SyzygyPath``, ``SyzygyProbeLimit``, ``Syzygy50MoveRule`` and
 ``SyzygyProbeDepth`` drive. The technique is Stockfish's root ranking
@@ -19,11 +21,12 @@ src/syzygy/tbprobe.cpp; chessprogramming wiki "Syzygy Bases"):
   its own);
 * the search then runs over the moves of the best rank only. If a DTZ table is missing, the
   moves are ranked by WDL alone (:meth:`Tablebases.rank_root_wdl`), which keeps the outcome but
-  does not guarantee progress. So they are when the move's time is too short for python-chess's
-  DTZ probes, which take up to a few hundred milliseconds (a KQvKR root: 0.1-0.23 s on the
-  2-core host, docs/engine.md); the caller decides (:func:`uci_engine.engine.roottb.use_dtz`)
-  from :attr:`Tablebases.dtz_cost_ms`. WDL values come from the compiled prober
-  (:mod:`uci_engine.kernels.tbprobe`, microseconds a probe, tested identical to python-chess).
+  does not guarantee progress.
+
+The probes were python-chess's until 2026-11-27: in pure Python a KQvKR root cost 0.1-0.23 s
+whatever the clock, and games were lost on time with a TB win on the board (docs/engine.md).
+The compiled probers give python-chess's values exactly (tests/test_tbprobe.py,
+tests/test_tbdtz.py, which keep python-chess as the oracle) some 70-90 times faster.
 
 Scores (centipawns, from the side to move, :func:`tb_score`): a TB win is reported as
 ``win`` (the engine passes ``MATE_BOUND - 1``, just below its mate range, like Stockfish's
@@ -32,16 +35,13 @@ Scores (centipawns, from the side to move, :func:`tb_score`): a TB win is report
 position gets closer to a real win (Stockfish's formula with a 100 cp pawn). A mate score found
 by the search is kept.
 
-Not done: probing inside the search (WDL at interior nodes, ``SyzygyProbeDepth``). The search
-is one compiled Numba kernel; calling back into python-chess at interior nodes would cost
-tens of microseconds per probe against well under a microsecond per node, so
-``SyzygyProbeDepth`` is accepted for GUI compatibility but has no effect.
+Not done: probing inside the search (WDL at interior nodes, ``SyzygyProbeDepth``); it waits
+for its games as ``campaign/patches/tb-search.patch``.
 
-python-chess is imported lazily; without it :meth:`Tablebases.load` raises
-:class:`TablebaseError` with an install hint.
+python-chess (the root's board: legal moves, checkmate, the fifty-move counter) is imported
+lazily; without it :meth:`Tablebases.load` raises :class:`TablebaseError` with an install hint.
 """
 import os
-import time
 
 import numpy as np
 
@@ -55,9 +55,6 @@ PAWN_CP = 100
 FIFTY_MOVE_PLIES = 100
 #: largest ``SyzygyProbeLimit`` (Stockfish's option maximum; 7-piece tables).
 MAX_PIECES = 7
-#: what a DTZ ranking is assumed to cost (milliseconds) before one has been timed: a KQvKR root
-#: took 0.1-0.23 s through python-chess 1.11 on the 2-core host (2026-11-27, docs/engine.md)
-DTZ_COST_PRIOR_MS = 200.0
 
 
 class TablebaseError(ValueError):
@@ -106,34 +103,20 @@ def _table_pieces(name):
     return len(name.replace("v", ""))
 
 
-def _drop(tb, name):
-    """Forget table ``name`` (e.g. ``"KQvK"``) in python-chess's Tablebase ``tb`` (WDL and
-    DTZ), so the root never probes a file the compiled prober found bad."""
-    import chess.syzygy
-    if not chess.syzygy.TABLENAME_REGEX.match(name):
-        return
-    for key in (chess.syzygy.normalize_tablename(name),
-                chess.syzygy.normalize_tablename(name, mirror=True)):
-        for table in (tb.wdl, tb.dtz):
-            table.pop(key, None)
-
-
 class Tablebases:
     """The loaded Syzygy tables and the root-probing options.
 
     Attributes set by the UCI layer: ``rule50`` (bool, ``Syzygy50MoveRule``), ``probe_limit``
     (int 0..7, ``SyzygyProbeLimit``; 0 disables probing), ``probe_depth`` (int,
-    ``SyzygyProbeDepth``, stored only). ``hits`` counts probes (the UCI ``tbhits``).
-    ``dtz_cost_ms`` (float) is what the last DTZ rankings cost, for the caller's choice between
-    DTZ and WDL ranking: it rises at once to a dearer ranking and halves the gap to a cheaper
-    one."""
+    ``SyzygyProbeDepth``, stored only). ``hits`` counts probes (the UCI ``tbhits``). ``wdl``
+    and ``dtz`` are the compiled probers' tables (:class:`uci_engine.tbfiles.WdlTables`,
+    :class:`~uci_engine.tbfiles.DtzTables`), None while nothing is loaded."""
 
     def __init__(self):
-        self._tb = None
-        self.wdl = None          # uci_engine.tbfiles.WdlTables: the compiled prober's tables
-        self.load_errors = []    # messages for the files the prober left out
-        self._scratch = None     # (st, mb, mv, pos) for the compiled prober
-        self.dtz_cost_ms = DTZ_COST_PRIOR_MS
+        self.wdl = None
+        self.dtz = None
+        self.load_errors = []    # messages for the files the probers left out
+        self._scratch = None     # (st, mb, mv, pos) for the compiled probers
         self.path = ""
         self.tables = 0          # WDL tables loaded
         self.max_pieces = 0      # pieces of the largest loaded table
@@ -144,74 +127,60 @@ class Tablebases:
 
     @property
     def active(self):
-        return self._tb is not None and self.probe_limit > 0
+        return self.wdl is not None and self.probe_limit > 0
 
     def load(self, path):
         """Load every table in ``path`` (directories separated by ``os.pathsep``, as
         Stockfish's SyzygyPath; ``""`` or ``"<empty>"`` unloads). Returns the number of WDL
-        tables. Raises :class:`TablebaseError` (python-chess missing, a directory that does
-        not exist, no tables found); the tables loaded before stay in use."""
+        tables. A file the probers refuse is left out and named in ``load_errors``. Raises
+        :class:`TablebaseError` (python-chess missing, a directory that does not exist, no
+        usable WDL table found); the tables loaded before stay in use."""
         path = path.strip()
         if path in ("", "<empty>"):
             self.close()
             return 0
         try:
             import chess
-            import chess.syzygy
         except ImportError:
             raise TablebaseError("SyzygyPath needs python-chess (pip install chess)") from None
         dirs = [d for d in path.split(os.pathsep) if d]
         for d in dirs:
             if not os.path.isdir(d):
                 raise TablebaseError(f"SyzygyPath: no such directory {d!r}")
-        from .tbfiles import WdlTables
-        tb = chess.syzygy.Tablebase()
+        from .tbfiles import DtzTables, WdlTables
         try:
-            for d in dirs:
-                tb.add_directory(d)
             wdl = WdlTables(dirs)
+            dtz = DtzTables(dirs)
         except (OSError, ValueError) as exc:
-            tb.close()
             raise TablebaseError(f"SyzygyPath: cannot read {path!r}: {exc}") from None
-        for msg in wdl.errors:            # a file the prober rejects is not used at the root
-            _drop(tb, msg.split(":")[0].rsplit(".", 1)[0])
-        names = {id(t): t.key for t in tb.wdl.values()}.values()
-        if not names:
-            tb.close()
+        if not wdl.names:
             if wdl.errors:
                 raise TablebaseError(f"SyzygyPath: no usable tables in {path!r}: "
                                      + "; ".join(wdl.errors))
             raise TablebaseError(f"SyzygyPath: no Syzygy tables (*.rtbw) in {path!r}")
         self.close()
-        self._tb = tb
         self.wdl = wdl
-        self.load_errors = list(wdl.errors)
-        try:                              # load the compiled prober now, not in a timed move
-            self.probe_wdl(chess.Board("8/8/8/8/8/8/8/K1k5 w - - 0 1"))
+        self.dtz = dtz
+        self.load_errors = wdl.errors + dtz.errors
+        try:                              # load the compiled probers now, not in a timed move
+            self.probe_dtz(chess.Board("8/8/8/8/8/8/8/K1k5 w - - 0 1"))
         except KeyError:
             pass
         self.path = path
-        self.tables = len(names)
-        self.max_pieces = max(_table_pieces(n) for n in names)
+        self.tables = len(wdl.names)
+        self.max_pieces = wdl.largest
         return self.tables
 
     def take_errors(self):
-        """Messages (list of str, for ``info string error:``) about tables the compiled prober
-        found corrupt since the last call; such a table is no longer used, by the compiled
-        prober nor through python-chess."""
+        """Messages (list of str, for ``info string error:``) about tables the compiled probers
+        found corrupt since the last call; such a table is no longer probed."""
         if self.wdl is None:
             return []
-        out = self.wdl.new_errors()
-        for t in self.wdl.tables:
-            if getattr(t, "reported", False) and self._tb is not None:
-                _drop(self._tb, t.name)
-        return out
+        return self.wdl.new_errors() + self.dtz.new_errors()
 
     def close(self):
-        if self._tb is not None:
-            self._tb.close()
-        self._tb = None
-        self.wdl = None
+        self.wdl = None           # the maps close when the last search holding them ends
+        self.dtz = None
         self.load_errors = []
         self.path = ""
         self.tables = self.max_pieces = 0
@@ -229,29 +198,22 @@ class Tablebases:
             return None
         return board
 
-    def rank_root(self, board, moves, win, repeated=False, threefold=(), dtz=True):
+    def rank_root(self, board, moves, win, repeated=False, threefold=()):
         """Rank the root moves ``moves`` (UCI strings, legal in ``board``).
 
         Returns ``{uci_move: (rank, score)}`` (score in centipawns for the side to move, a TB
-        win being ``win``), or None if a needed table is missing. ``repeated``: a position
-        repeated since the last zeroing move; ``threefold``: the moves whose child is a
-        threefold repetition. DTZ ranking first (timed into :attr:`dtz_cost_ms`), WDL ranking
-        if a DTZ table is missing or ``dtz`` is False (see the module docstring)."""
-        if dtz:
-            t0 = time.perf_counter()
-            try:
-                ranks = self._rank_dtz(board, moves, repeated, threefold)
-                return {m: (r, tb_score(r, self.rule50, win)) for m, r in ranks.items()}
-            except KeyError:          # chess.syzygy.MissingTableError: try WDL alone
-                pass
-            except (OSError, ValueError):     # unreadable or corrupt table: search as usual
-                return None
-            finally:
-                ms = (time.perf_counter() - t0) * 1000.0
-                self.dtz_cost_ms = max(ms, (ms + self.dtz_cost_ms) / 2)
+        win being ``win``), or None if a needed table is missing or corrupt. ``repeated``: a
+        position repeated since the last zeroing move; ``threefold``: the moves whose child is
+        a threefold repetition. DTZ ranking first, WDL ranking if a DTZ table is missing (see
+        the module docstring)."""
+        try:
+            ranks = self._rank_dtz(board, moves, repeated, threefold)
+            return {m: (r, tb_score(r, self.rule50, win)) for m, r in ranks.items()}
+        except KeyError:          # a DTZ table missing or corrupt: try WDL alone
+            pass
         try:
             return self.rank_root_wdl(board, moves, win, threefold)
-        except (KeyError, OSError, ValueError):
+        except KeyError:
             return None
 
     def _child_is_fifty_draw(self, board):
@@ -269,12 +231,12 @@ class Tablebases:
                     dtz = 1
                 elif board.halfmove_clock == 0:
                     self.hits += 1
-                    dtz = dtz_before_zeroing(-self._tb.probe_wdl(board))
+                    dtz = dtz_before_zeroing(-self.probe_wdl(board))
                 elif self._child_is_fifty_draw(board) or uci in threefold:
                     dtz = 0
                 else:
                     self.hits += 1
-                    dtz = -self._tb.probe_dtz(board)
+                    dtz = -self.probe_dtz(board)
                     dtz = dtz + 1 if dtz > 0 else dtz - 1 if dtz < 0 else 0
             finally:
                 board.pop()
@@ -304,24 +266,44 @@ class Tablebases:
             out[uci] = (WDL_TO_RANK[wdl + 2], (-win, -2, 0, 2, win)[shown + 2])
         return out
 
+    def _load_board(self, board):
+        """Scratch ``(st, mb, mv, pos)`` for the compiled probers with ``board`` in row 0."""
+        from .fen import parse_fen
+        from .kernels import position as P
+        from .kernels import state as SS
+        if self._scratch is None:
+            st, mb = P.new_stack(32)
+            self._scratch = (st, mb, SS.new_move_buffers(), np.zeros(8, dtype=np.int64))
+        st, mb, mv, pos = self._scratch
+        parse_fen(board.fen(), st, mb, 0)
+        return st, mb, mv, pos
+
     def probe_wdl(self, board):
         """WDL (int -2..2, side to move) of ``board`` (a ``chess.Board`` with no castling rights
         and at most the largest table's pieces) as if reached by a zeroing move, through the
         compiled prober (:func:`uci_engine.kernels.tbprobe.probe_wdl`; the same values as
         python-chess's ``probe_wdl``, tests/test_tbprobe.py). Raises ``KeyError`` when its
         table is missing or corrupt."""
-        from .fen import parse_fen
-        from .kernels import position as P
-        from .kernels import state as SS
         from .kernels import tbprobe as TP
         if self.wdl is None:
             raise KeyError("no tables loaded")
-        if self._scratch is None:
-            st, mb = P.new_stack(16)
-            self._scratch = (st, mb, SS.new_move_buffers(), np.zeros(8, dtype=np.int64))
-        st, mb, mv, pos = self._scratch
-        parse_fen(board.fen(), st, mb, 0)
+        st, mb, mv, pos = self._load_board(board)
         v = int(TP.probe_wdl(self.wdl.array, st, mb, np.int64(0), mv, np.int64(0), pos))
         if v == TP.TB_FAIL:
-            raise KeyError(f"no usable table for {board.fen()}")
+            raise KeyError(f"no usable WDL table for {board.fen()}")
+        return v
+
+    def probe_dtz(self, board):
+        """DTZ (int, plies, side to move) of ``board`` as python-chess's ``probe_dtz`` gives it,
+        through the compiled prober (:func:`uci_engine.kernels.tbdtz.probe_dtz`,
+        tests/test_tbdtz.py). Raises ``KeyError`` when a WDL or DTZ table it needs is missing
+        or corrupt."""
+        from .kernels import tbdtz as TZ
+        if self.wdl is None:
+            raise KeyError("no tables loaded")
+        st, mb, mv, pos = self._load_board(board)
+        v = int(TZ.probe_dtz(self.wdl.array, self.dtz.array, st, mb, np.int64(0), mv,
+                             np.int64(0), pos))
+        if v == TZ.DTZ_FAIL:
+            raise KeyError(f"no usable DTZ table for {board.fen()}")
         return v

@@ -64,14 +64,14 @@ class SearchDriver:
             cap = strength.nodes_for(self.uci_elo)
             limits = dataclasses.replace(limits, nodes=min(limits.nodes or cap, cap))
             multipv = max(multipv, strength.multipv_for(self.uci_elo))
-        white = int(self.st[self.root, P.STM]) == 0
-        self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self.tb_hits = 0
         self._tb_scores = None
         if tablebases is not None:
-            allowed = self._tb_filter(tablebases, allowed, self.hard_ms)
+            allowed = self._tb_filter(tablebases, allowed)
         h = self.ctl
         _new_search(h, self.ss, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0)
+        white = int(self.st[self.root, P.STM]) == 0
+        self.soft_ms, self.hard_ms = budget(limits, white, move_overhead)
         self._scaled_soft_ms = self.soft_ms
         self._tm_best, self._tm_stability, self._tm_score = None, 0, None
         max_depth = min(limits.depth or (SS.MAX_PLY - 8), SS.MAX_PLY - 8)
