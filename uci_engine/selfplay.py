@@ -121,12 +121,10 @@ class GamePlayer:
                                         backend.selected())
         self.tb = None
         if settings.syzygy:
-            import chess.syzygy
-            self.tb = chess.syzygy.open_tablebase(settings.syzygy)
-            # python-chess keeps the loaded WDL tables by name, e.g. "KQvK": 3 pieces
-            self.tb_pieces = max((len(name) - 1 for name in self.tb.wdl), default=0)
-            if not self.tb_pieces:
-                raise ValueError(f"no Syzygy tables in {settings.syzygy}")
+            from .syzygy import Tablebases
+            self.tb = Tablebases()            # the engine's compiled WDL prober
+            self.tb.load(settings.syzygy)     # TablebaseError (a ValueError): no tables
+            self.tb_pieces = self.tb.max_pieces
 
     # --- one game --------------------------------------------------------------------------
     def _search(self, nodes):
@@ -202,7 +200,7 @@ class GamePlayer:
         import chess
         try:
             wdl = self.tb.probe_wdl(chess.Board(eng.fen()))
-        except (KeyError, ValueError, IndexError):
+        except KeyError:
             return None
         stm = int(eng.st[row, P.STM])
         if wdl == 2:
