@@ -7,6 +7,7 @@ under-promotions of KPvK.
 import io
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from uci_engine import syzygy
 from uci_engine.engine import TB_WIN, Engine
 from uci_engine.kernels.state import MATE_BOUND
+from uci_engine.startup import TB_COMPILING_TEXT
 from uci_engine.syzygy import MAX_DTZ, Tablebases, TablebaseError
 from uci_engine.timeman import Limits
 from uci_engine.uci import UCI
@@ -310,6 +312,7 @@ def test_uci_path_with_spaces_and_list(session, tmp_path):
 
 def test_uci_go_in_tablebase(session):
     session(f"setoption name SyzygyPath value {TB_DIR}")
+    assert session.uci.tablebases.wait_ready(300)      # the probers load in the background
     lines = session("isready", "position fen 8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
     assert lines == ["readyok"] or lines[-1] == "readyok", lines
     session.uci.handle("go depth 4")
@@ -321,6 +324,26 @@ def test_uci_go_in_tablebase(session):
     assert info and all(f"score cp {TB_WIN} " in ln for ln in info), info
     assert all(int(ln.split(" tbhits ")[1].split()[0]) > 0 for ln in info), info
     assert lines[-1].startswith("bestmove ")
+
+
+def test_root_not_probed_until_the_probers_are_ready(engine, tables, monkeypatch):
+    """While the compiled probers load in the background (SyzygyPath set through UCI), the
+    root is searched without the tables."""
+    monkeypatch.setattr(tables, "_ready", threading.Event())     # as while they compile
+    engine.set_position("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", [])
+    legal = engine.legal_moves()
+    assert engine._tb_filter(tables, legal) == legal and engine.tb_hits == 0
+
+
+def test_uci_isready_says_the_probers_are_loading(session, monkeypatch):
+    """isready waits at most READY_PATIENCE_S for the probers, then says why and answers."""
+    session(f"setoption name SyzygyPath value {TB_DIR}")
+    assert session.uci.tablebases.wait_ready(300)
+    assert TB_COMPILING_TEXT not in " ".join(session("isready"))
+    monkeypatch.setattr(session.uci.tablebases, "_ready", threading.Event())
+    monkeypatch.setattr("uci_engine.uci.READY_PATIENCE_S", 0.05)
+    lines = session("isready")
+    assert lines[-2:] == [f"info string {TB_COMPILING_TEXT}", "readyok"], lines
 
 
 def test_load_errors_without_tables(tmp_path):

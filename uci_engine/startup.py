@@ -23,6 +23,8 @@ COLD_START_TEXT = ("compiling search kernels, first start only; until they are r
 LOADING_TEXT = "search kernels still loading"
 FALLBACK_TEXT = ("search kernels not ready yet (first start): this move comes from the "
                  "plain-Python fallback search, far weaker than the engine's")
+TB_COMPILING_TEXT = ("Syzygy probers still loading (compiling on first use); the tables are "
+                     "probed once they are ready")
 #: seconds ``isready`` waits for the kernels on a warm cache (loading takes about one) before it
 #: answers anyway: no client sees a silent engine (cutechess-cli's ping allows 15 s)
 READY_PATIENCE_S = 1.5

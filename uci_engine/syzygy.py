@@ -42,6 +42,7 @@ python-chess (the root's board: legal moves, checkmate, the fifty-move counter) 
 lazily; without it :meth:`Tablebases.load` raises :class:`TablebaseError` with an install hint.
 """
 import os
+import threading
 
 import numpy as np
 
@@ -117,6 +118,7 @@ class Tablebases:
         self.dtz = None
         self.load_errors = []    # messages for the files the probers left out
         self._scratch = None     # (st, mb, mv, pos) for the compiled probers
+        self._ready = threading.Event()
         self.path = ""
         self.tables = 0          # WDL tables loaded
         self.max_pieces = 0      # pieces of the largest loaded table
@@ -129,18 +131,32 @@ class Tablebases:
     def active(self):
         return self.wdl is not None and self.probe_limit > 0
 
-    def load(self, path):
+    @property
+    def ready(self):
+        """Whether the compiled probers are loaded (bool; see :meth:`load`)."""
+        return self._ready.is_set()
+
+    def wait_ready(self, timeout):
+        """Wait up to ``timeout`` seconds for :attr:`ready`; returns it (bool)."""
+        return self._ready.wait(timeout)
+
+    def load(self, path, wait=True):
         """Load every table in ``path`` (directories separated by ``os.pathsep``, as
         Stockfish's SyzygyPath; ``""`` or ``"<empty>"`` unloads). Returns the number of WDL
         tables. A file the probers refuse is left out and named in ``load_errors``. Raises
         :class:`TablebaseError` (python-chess missing, a directory that does not exist, no
-        usable WDL table found); the tables loaded before stay in use."""
+        usable WDL table found); the tables loaded before stay in use.
+
+        The compiled probers load from the Numba cache in about a second, but compile for
+        some 20-40 s where the cache lacks them (an editable install, a failed prebuild):
+        with ``wait=False`` (the UCI loop) that happens in a background thread, and the root
+        is not probed until it is done (:attr:`ready`)."""
         path = path.strip()
         if path in ("", "<empty>"):
             self.close()
             return 0
         try:
-            import chess
+            import chess  # noqa: F401  (the root board; checked here)
         except ImportError:
             raise TablebaseError("SyzygyPath needs python-chess (pip install chess)") from None
         dirs = [d for d in path.split(os.pathsep) if d]
@@ -162,10 +178,18 @@ class Tablebases:
         self.wdl = wdl
         self.dtz = dtz
         self.load_errors = wdl.errors + dtz.errors
-        try:                              # load the compiled probers now, not in a timed move
-            self.probe_dtz(chess.Board("8/8/8/8/8/8/8/K1k5 w - - 0 1"))
-        except KeyError:
-            pass
+        self._ready = ready = threading.Event()
+
+        def warm():                       # load (or compile) the probers, not in a timed move
+            from .warmup import warm_tablebases
+            try:
+                warm_tablebases()         # its own arrays: nothing shared with this object
+            finally:
+                ready.set()
+        if wait:
+            warm()
+        else:
+            threading.Thread(target=warm, name="syzygy-warm-up", daemon=True).start()
         self.path = path
         self.tables = len(wdl.names)
         self.max_pieces = wdl.largest
@@ -187,9 +211,9 @@ class Tablebases:
 
     # --- root probing ------------------------------------------------------------------------
     def root_board(self, fen):
-        """A ``chess.Board`` of ``fen`` if the root is to be probed (tables loaded, few enough
-        pieces, no castling rights), else None."""
-        if not self.active:
+        """A ``chess.Board`` of ``fen`` if the root is to be probed (tables loaded and their
+        probers :attr:`ready`, few enough pieces, no castling rights), else None."""
+        if not self.active or not self.ready:
             return None
         import chess
         board = chess.Board(fen)

@@ -22,7 +22,7 @@ from .book import Book
 from .nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net
 from .options import EMPTY, MAX_HASH, MAX_THREADS, Option, OptionError, Options
 from .syzygy import MAX_PIECES, Tablebases
-from .startup import READY_PATIENCE_S, KernelLoading
+from .startup import READY_PATIENCE_S, TB_COMPILING_TEXT, KernelLoading
 from .timeman import Limits
 from . import params
 from . import strength
@@ -117,7 +117,7 @@ class UCI(KernelLoading):
         ]
 
     def _load_tablebases(self, value):
-        n = self.tablebases.load(value)
+        n = self.tablebases.load(value, wait=False)
         for msg in self.tablebases.load_errors:
             self.send(f"info string error: SyzygyPath: {msg}")
         if n:
@@ -249,7 +249,9 @@ class UCI(KernelLoading):
     def cmd_isready(self, args, line):
         """``readyok`` within :data:`READY_PATIENCE_S`: at once on a cold cache (the kernels
         compile meanwhile, and ``go`` copes: :meth:`_go_while_loading`), after the load on a
-        warm one (about a second), and after the patience if that load is slow."""
+        warm one (about a second), and after the patience if that load is slow. So for the
+        Syzygy probers after ``SyzygyPath`` (:meth:`uci_engine.syzygy.Tablebases.load`):
+        until they are ready the root is not probed."""
         if not self.ready.is_set():
             t = time.monotonic()
             if self.cold_known.wait(READY_PATIENCE_S) and self.cold:
@@ -260,6 +262,8 @@ class UCI(KernelLoading):
             self._announce_sliders()
             if self.engine is None:
                 self.error(f"engine failed to load: {self.load_error}")
+        if self.tablebases.active and not self.tablebases.wait_ready(READY_PATIENCE_S):
+            self.send(f"info string {TB_COMPILING_TEXT}")
         self.send("readyok")
 
     def cmd_quit(self, args, line):

@@ -140,8 +140,26 @@ def warm_up(engine, perft=True):
         engine.search(Limits(depth=2))
         engine.static_eval()
         engine.set_use_nnue(was)
+        warm_tablebases()
     engine.clear()
     mark_warm()
+
+
+def warm_tablebases():
+    """Compile or load the Syzygy probers (:mod:`.kernels.tbprobe`, :mod:`.kernels.tbdtz`) by
+    probing KvK with no tables: ``uci-engine warmup`` (so the prebuilt cache has them) and
+    :meth:`uci_engine.syzygy.Tablebases.load`, where a cold cache costs about 18 s of CPU on
+    the 2-core host."""
+    from .fen import parse_fen
+    from .kernels import position as P
+    from .kernels import state as SS
+    from .kernels import tbdtz, tbprobe
+    from .tbfiles import empty_array
+    st, mb = P.new_stack(32)
+    parse_fen("8/8/8/8/8/8/8/K1k5 w - - 0 1", st, mb, 0)
+    mv, pos, none = SS.new_move_buffers(), np.zeros(8, dtype=np.int64), empty_array()
+    tbprobe.probe_wdl(none, st, mb, np.int64(0), mv, np.int64(0), pos)
+    tbdtz.probe_dtz(none, none, st, mb, np.int64(0), mv, np.int64(0), pos)
 
 
 if __name__ == "__main__":
