@@ -23,7 +23,11 @@ from uci_engine.syzygy import MAX_DTZ, Tablebases, TablebaseError
 from uci_engine.timeman import Limits
 from uci_engine.uci import UCI
 
+from conftest import load_script
+
 TB_DIR = Path(__file__).parent / "data" / "syzygy"
+#: every 3- and 4-man table (WDL and DTZ)
+TB34 = Path(__file__).parent / "data" / "syzygy34"
 # Node budget per move in the self-play games: without the tables the engine draws all three
 # wins below at this budget (KQvK, KRvK by repetition, KPvK by losing the pawn).
 NODES = 1000
@@ -185,6 +189,14 @@ def test_compiled_root_probes_equal_python_chess(tables, oracle):
                 n += 1
             board.pop()
     assert n > 40
+
+
+def test_root_ranking_equals_python_chess_ranking(capsys):
+    """scripts/bench_tbroot.py ranks 3 random roots of each of the 35 3-4-man tables with the
+    compiled probers and with python-chess's, and finds no difference."""
+    bench = load_script("bench_tbroot")
+    assert bench.main(["--tables", str(TB34), "--per-table", "3", "--seed", "7"]) == 0
+    assert "105 roots over 35 tables, rankings different: 0" in capsys.readouterr().out
 
 
 def test_root_ranking_time_comes_off_the_hard_limit(engine, tables, monkeypatch):
