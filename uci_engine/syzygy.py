@@ -99,11 +99,6 @@ def tb_score(rank, rule50, win):
     return -win
 
 
-def _table_pieces(name):
-    """Number of pieces (int) of table ``name`` such as ``"KRvKP"``."""
-    return len(name.replace("v", ""))
-
-
 class Tablebases:
     """The loaded Syzygy tables and the root-probing options.
 
@@ -198,9 +193,10 @@ class Tablebases:
     def take_errors(self):
         """Messages (list of str, for ``info string error:``) about tables the compiled probers
         found corrupt since the last call; such a table is no longer probed."""
-        if self.wdl is None:
+        wdl, dtz = self.wdl, self.dtz
+        if wdl is None or dtz is None:
             return []
-        return self.wdl.new_errors() + self.dtz.new_errors()
+        return wdl.new_errors() + dtz.new_errors()
 
     def close(self):
         self.wdl = None           # the maps close when the last search holding them ends
@@ -309,10 +305,11 @@ class Tablebases:
         python-chess's ``probe_wdl``, tests/test_tbprobe.py). Raises ``KeyError`` when its
         table is missing or corrupt."""
         from .kernels import tbprobe as TP
-        if self.wdl is None:
+        wdl = self.wdl                    # one reference: SyzygyPath may change meanwhile
+        if wdl is None:
             raise KeyError("no tables loaded")
         st, mb, mv, pos = self._load_board(board)
-        v = int(TP.probe_wdl(self.wdl.array, st, mb, np.int64(0), mv, np.int64(0), pos))
+        v = int(TP.probe_wdl(wdl.array, st, mb, np.int64(0), mv, np.int64(0), pos))
         if v == TP.TB_FAIL:
             raise KeyError(f"no usable WDL table for {board.fen()}")
         return v
@@ -323,11 +320,11 @@ class Tablebases:
         tests/test_tbdtz.py). Raises ``KeyError`` when a WDL or DTZ table it needs is missing
         or corrupt."""
         from .kernels import tbdtz as TZ
-        if self.wdl is None:
+        wdl, dtz = self.wdl, self.dtz
+        if wdl is None or dtz is None:
             raise KeyError("no tables loaded")
         st, mb, mv, pos = self._load_board(board)
-        v = int(TZ.probe_dtz(self.wdl.array, self.dtz.array, st, mb, np.int64(0), mv,
-                             np.int64(0), pos))
+        v = int(TZ.probe_dtz(wdl.array, dtz.array, st, mb, np.int64(0), mv, np.int64(0), pos))
         if v == TZ.DTZ_FAIL:
             raise KeyError(f"no usable DTZ table for {board.fen()}")
         return v
