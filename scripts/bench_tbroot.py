@@ -15,20 +15,27 @@ import random
 import sys
 import time
 
+from uci_engine import backend
+from uci_engine.syzygy import Tablebases
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_tbprobe import random_board  # noqa: E402
-
-from uci_engine.engine.roottb import TB_WIN  # noqa: E402
-from uci_engine.syzygy import Tablebases  # noqa: E402
 
 
 class PythonChessProbes(Tablebases):
     """The same ranking with python-chess's probes (the reference)."""
 
-    def load(self, path):
+    def load(self, path, wait=True, after=None):
         import chess.syzygy
+        n = super().load(path, wait, after)      # (closes the tables loaded before)
         self._pc = chess.syzygy.open_tablebase(path)
-        return super().load(path)
+        return n
+
+    def close(self):
+        if getattr(self, "_pc", None) is not None:
+            self._pc.close()
+            self._pc = None
+        super().close()
 
     def probe_wdl(self, board):
         return self._pc.probe_wdl(board)
@@ -37,13 +44,13 @@ class PythonChessProbes(Tablebases):
         return self._pc.probe_dtz(board)
 
 
-def time_rankings(tb, roots):
-    """(rankings, per-root seconds) of ``tb`` over ``roots``."""
+def time_rankings(tb, roots, win):
+    """(rankings, per-root seconds) of ``tb`` over ``roots`` (``win``: a TB win's score)."""
     out, secs = [], []
     for board in roots:
         moves = [m.uci() for m in board.legal_moves]
         t0 = time.perf_counter()
-        out.append(tb.rank_root(board, moves, TB_WIN))
+        out.append(tb.rank_root(board, moves, win))
         secs.append(time.perf_counter() - t0)
     return out, secs
 
@@ -54,6 +61,9 @@ def main(argv=None):
     ap.add_argument("--per-table", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
+    if backend.selected() is None:               # before any kernel is imported
+        backend.choose_and_select()
+    from uci_engine.engine.roottb import TB_WIN
     rng = random.Random(args.seed)
     names = sorted(f[:-5] for f in os.listdir(args.tables) if f.endswith(".rtbz"))
     roots = []
@@ -68,9 +78,11 @@ def main(argv=None):
     ours.load(args.tables)
     ref.load(args.tables)
     for tb in (ours, ref):                       # warm-up: kernels loaded, files mapped
-        time_rankings(tb, roots[::max(1, len(roots) // 20)])
-    got, t_ours = time_rankings(ours, roots)
-    want, t_ref = time_rankings(ref, roots)
+        time_rankings(tb, roots[::max(1, len(roots) // 20)], TB_WIN)
+    got, t_ours = time_rankings(ours, roots, TB_WIN)
+    want, t_ref = time_rankings(ref, roots, TB_WIN)
+    ours.close()
+    ref.close()
     bad = sum(g != w for g, w in zip(got, want))
     mean = sum(t_ours) / len(roots) * 1000, sum(t_ref) / len(roots) * 1000
     print(f"{len(roots)} roots over {len(names)} tables, rankings different: {bad}")

@@ -358,6 +358,26 @@ def test_uci_isready_says_the_probers_are_loading(session, monkeypatch):
     assert lines[-2:] == [f"info string {TB_COMPILING_TEXT}", "readyok"], lines
 
 
+def test_uci_probers_that_fail_to_compile(session, monkeypatch):
+    """A compile failure of the background warm-up leaves the root unprobed and isready says
+    why (an error line), once the UCI session chose its slider backend."""
+    import uci_engine.warmup
+
+    def broken():
+        raise RuntimeError("no LLVM today")
+    monkeypatch.setattr(uci_engine.warmup, "warm_tablebases", broken)
+    session(f"setoption name SyzygyPath value {TB_DIR}")
+    tbs = session.uci.tablebases
+    deadline = time.monotonic() + 60
+    while tbs.warm_error is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not tbs.ready and "no LLVM today" in tbs.warm_error
+    lines = session("isready")
+    assert lines[-1] == "readyok" and any(
+        ln.startswith("info string error: Syzygy probers failed to compile") for ln in lines)
+    assert tbs.root_board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1") is None
+
+
 def test_load_errors_without_tables(tmp_path):
     tb = Tablebases()
     with pytest.raises(TablebaseError):

@@ -121,6 +121,7 @@ def test_identity_with_python_chess(wdl, dtz):
     want = oracle_dtz(TB34, boards)
     bad = [(b.fen(), int(o), w) for b, o, w in zip(boards, ours, want) if o != w]
     assert not bad, (len(bad), bad[:10])
+    assert TF.DTZ_FAIL not in ours
     assert len(boards) >= POSITIONS + EP_POSITIONS
     assert min(want) < -50 and max(want) > 50 and 0 in want and 1 in want and -1 in want
 

@@ -114,6 +114,8 @@ class Tablebases:
         self.load_errors = []    # messages for the files the probers left out
         self._scratch = None     # (st, mb, mv, pos) for the compiled probers
         self._ready = threading.Event()
+        self._pair = None        # (wdl, dtz), read once by each probe
+        self.warm_error = None   # why the probers could not be compiled (load(wait=False))
         self.path = ""
         self.tables = 0          # WDL tables loaded
         self.max_pieces = 0      # pieces of the largest loaded table
@@ -135,17 +137,21 @@ class Tablebases:
         """Wait up to ``timeout`` seconds for :attr:`ready`; returns it (bool)."""
         return self._ready.wait(timeout)
 
-    def load(self, path, wait=True):
+    def load(self, path, wait=True, after=None):
         """Load every table in ``path`` (directories separated by ``os.pathsep``, as
         Stockfish's SyzygyPath; ``""`` or ``"<empty>"`` unloads). Returns the number of WDL
         tables. A file the probers refuse is left out and named in ``load_errors``. Raises
         :class:`TablebaseError` (python-chess missing, a directory that does not exist, no
         usable WDL table found); the tables loaded before stay in use.
 
-        The compiled probers load from the Numba cache in about a second, but compile for
-        some 20-40 s where the cache lacks them (an editable install, a failed prebuild):
-        with ``wait=False`` (the UCI loop) that happens in a background thread, and the root
-        is not probed until it is done (:attr:`ready`)."""
+        The compiled probers load from the Numba cache in about a second, but compile where
+        the cache lacks them (an editable install, a failed prebuild: about 18 s of CPU on
+        the 2-core host, 38 s beside a running match). With ``wait=False`` (the UCI loop)
+        that happens in a background thread, which first waits for the ``after`` event (the
+        UCI session's slider backend choice: no kernel may be imported before it), and the
+        root is not probed until it is done (:attr:`ready`); a failed compile leaves the
+        root unprobed and its message in ``warm_error``. With ``wait=True`` it happens here
+        and a failure raises."""
         path = path.strip()
         if path in ("", "<empty>"):
             self.close()
@@ -170,37 +176,45 @@ class Tablebases:
                                      + "; ".join(wdl.errors))
             raise TablebaseError(f"SyzygyPath: no Syzygy tables (*.rtbw) in {path!r}")
         self.close()
-        self.wdl = wdl
-        self.dtz = dtz
+        self.wdl, self.dtz = wdl, dtz
+        self._pair = (wdl, dtz)
         self.load_errors = wdl.errors + dtz.errors
-        self._ready = ready = threading.Event()
-
-        def warm():                       # load (or compile) the probers, not in a timed move
-            from .warmup import warm_tablebases
-            try:
-                warm_tablebases()         # its own arrays: nothing shared with this object
-            finally:
-                ready.set()
-        if wait:
-            warm()
-        else:
-            threading.Thread(target=warm, name="syzygy-warm-up", daemon=True).start()
         self.path = path
         self.tables = len(wdl.names)
         self.max_pieces = wdl.largest
+        self._ready = ready = threading.Event()
+        self.warm_error = None
+        if wait:
+            from .warmup import warm_tablebases
+            warm_tablebases()
+            ready.set()
+            return self.tables
+
+        def warm():                       # load (or compile) the probers, not in a timed move
+            if after is not None:
+                after.wait()
+            try:
+                from .warmup import warm_tablebases
+                warm_tablebases()         # its own arrays: nothing shared with this object
+            except Exception as exc:      # noqa: BLE001 - the root then stays unprobed
+                self.warm_error = f"{type(exc).__name__}: {exc}"
+                return
+            ready.set()
+        threading.Thread(target=warm, name="syzygy-warm-up", daemon=True).start()
         return self.tables
 
     def take_errors(self):
         """Messages (list of str, for ``info string error:``) about tables the compiled probers
         found corrupt since the last call; such a table is no longer probed."""
-        wdl, dtz = self.wdl, self.dtz
-        if wdl is None or dtz is None:
+        pair = self._pair
+        if pair is None:
             return []
-        return wdl.new_errors() + dtz.new_errors()
+        return pair[0].new_errors() + pair[1].new_errors()
 
     def close(self):
         self.wdl = None           # the maps close when the last search holding them ends
         self.dtz = None
+        self._pair = None
         self.load_errors = []
         self.path = ""
         self.tables = self.max_pieces = 0
@@ -305,11 +319,11 @@ class Tablebases:
         python-chess's ``probe_wdl``, tests/test_tbprobe.py). Raises ``KeyError`` when its
         table is missing or corrupt."""
         from .kernels import tbprobe as TP
-        wdl = self.wdl                    # one reference: SyzygyPath may change meanwhile
-        if wdl is None:
+        pair = self._pair                 # one reference: SyzygyPath may change meanwhile
+        if pair is None:
             raise KeyError("no tables loaded")
         st, mb, mv, pos = self._load_board(board)
-        v = int(TP.probe_wdl(wdl.array, st, mb, np.int64(0), mv, np.int64(0), pos))
+        v = int(TP.probe_wdl(pair[0].array, st, mb, np.int64(0), mv, np.int64(0), pos))
         if v == TP.TB_FAIL:
             raise KeyError(f"no usable WDL table for {board.fen()}")
         return v
@@ -320,11 +334,12 @@ class Tablebases:
         tests/test_tbdtz.py). Raises ``KeyError`` when a WDL or DTZ table it needs is missing
         or corrupt."""
         from .kernels import tbdtz as TZ
-        wdl, dtz = self.wdl, self.dtz
-        if wdl is None or dtz is None:
+        pair = self._pair
+        if pair is None:
             raise KeyError("no tables loaded")
         st, mb, mv, pos = self._load_board(board)
-        v = int(TZ.probe_dtz(wdl.array, dtz.array, st, mb, np.int64(0), mv, np.int64(0), pos))
+        v = int(TZ.probe_dtz(pair[0].array, pair[1].array, st, mb, np.int64(0), mv,
+                             np.int64(0), pos))
         if v == TZ.DTZ_FAIL:
             raise KeyError(f"no usable DTZ table for {board.fen()}")
         return v

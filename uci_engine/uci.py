@@ -117,7 +117,7 @@ class UCI(KernelLoading):
         ]
 
     def _load_tablebases(self, value):
-        n = self.tablebases.load(value, wait=False)
+        n = self.tablebases.load(value, wait=False, after=self.chosen)
         for msg in self.tablebases.load_errors:
             self.send(f"info string error: SyzygyPath: {msg}")
         if n:
@@ -252,8 +252,8 @@ class UCI(KernelLoading):
         warm one (about a second), and after the patience if that load is slow. So for the
         Syzygy probers after ``SyzygyPath`` (:meth:`uci_engine.syzygy.Tablebases.load`):
         until they are ready the root is not probed."""
+        t = time.monotonic()
         if not self.ready.is_set():
-            t = time.monotonic()
             if self.cold_known.wait(READY_PATIENCE_S) and self.cold:
                 self._announce_loading()
             elif not self.ready.wait(max(0.0, READY_PATIENCE_S - (time.monotonic() - t))):
@@ -262,8 +262,13 @@ class UCI(KernelLoading):
             self._announce_sliders()
             if self.engine is None:
                 self.error(f"engine failed to load: {self.load_error}")
-        if self.tablebases.active and not self.tablebases.wait_ready(READY_PATIENCE_S):
-            self.send(f"info string {TB_COMPILING_TEXT}")
+        tbs = self.tablebases
+        if tbs.active and not tbs.wait_ready(max(0.0, READY_PATIENCE_S - (time.monotonic() - t))):
+            if tbs.warm_error:
+                self.error(f"Syzygy probers failed to compile ({tbs.warm_error}): the tables "
+                           f"are not probed")
+            else:
+                self.send(f"info string {TB_COMPILING_TEXT}")
         self.send("readyok")
 
     def cmd_quit(self, args, line):
