@@ -3,7 +3,7 @@ fifty-move rule) through the compiled probers against the same ranking through p
 ``probe_wdl`` / ``probe_dtz`` (the engine's probes until 2026-11-27), on the same random roots,
 measured in one run; the rankings are checked equal.
 
-Roots: ``--per-table`` random legal positions (bench_tbprobe.py's ``random_board``) of every
+Roots: ``--per-table`` random legal positions (``uci_engine.tools.tbpositions.random_board``) of every
 table in ``--tables`` that has a ``.rtbz``, with at least one legal move. Each side ranks every
 root once after a warm-up. Prints milliseconds per root (mean and worst) of each and the ratio.
 
@@ -17,9 +17,7 @@ import time
 
 from uci_engine import backend
 from uci_engine.syzygy import Tablebases
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_tbprobe import random_board  # noqa: E402
+from uci_engine.tools.tbpositions import random_board
 
 
 class PythonChessProbes(Tablebases):

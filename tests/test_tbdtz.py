@@ -20,8 +20,8 @@ from uci_engine.kernels import state as SS
 from uci_engine.kernels import tbdtz as TD
 from uci_engine.kernels import tbformat as TF
 from uci_engine.tbfiles import DtzTables, WdlTables, _Table
+from uci_engine.tools.tbpositions import random_board
 
-from conftest import load_script
 from test_tbprobe import ep_board
 
 TB34 = Path(__file__).parent / "data" / "syzygy34"
@@ -31,8 +31,6 @@ POSITIONS = 20_000
 EP_POSITIONS = 300
 #: a bound on |DTZ| (uint16 map values, doubled, plus 101 and the one-ply search's ply)
 DTZ_BOUND = 2 * 0xFFFF + 200
-
-random_board = load_script("bench_tbprobe").random_board
 
 
 def probe_all(wdl, dtz, boards):

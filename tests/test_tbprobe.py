@@ -18,18 +18,14 @@ from uci_engine.kernels import state as SS
 from uci_engine.kernels import tbformat as TF
 from uci_engine.kernels import tbprobe as TP
 from uci_engine.tbfiles import WdlTables
+from uci_engine.tools.tbpositions import random_board
 
-from conftest import load_script
 
 TB34 = Path(__file__).parent / "data" / "syzygy34"
 #: positions compared with python-chess, spread evenly over the 35 tables
 POSITIONS = 100_000
 #: extra KPvKP positions whose side to move may capture en passant
 EP_POSITIONS = 500
-
-
-#: the random positions of scripts/bench_tbprobe.py, drawn the same way for the speed figure
-random_board = load_script("bench_tbprobe").random_board
 
 
 def ep_board(rng):
