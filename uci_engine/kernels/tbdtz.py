@@ -35,7 +35,8 @@ from .position import (OCC, STM, EP, HALFMOVE, FLAG_EP, move_from, move_to, move
 from .tbformat import (TB_FAIL, DTZ_FAIL, T_ADDR, T_SIZE, T_HAS_PAWNS, T_SYMMETRIC, E_FLAGS,
                        E_MAP, E_MAPLEN, DTZ_STM, DTZ_MAPPED, DTZ_WIDE, WDL_TO_MAP, PA_FLAGS,
                        WDL_TO_DTZ)
-from .tbprobe import _locate, _decompress, _corrupt, _u8, _u16, _probe_ab, probe_table, probe_wdl
+from .tbprobe import (_locate, _decompress, _corrupt, _u8, _u16, _probe_ab, ep_wdl,
+                      only_ep_legal, probe_table, probe_wdl)
 
 #: probe_dtz_table: the table stores the other side to move (python-chess success -1)
 OTHER_SIDE = np.int64(-1)
@@ -218,18 +219,9 @@ def _probe_dtz(tb, tbz, st, mb, row, mv, ply, pos, depth):
     # Step 3. En passant, which the tables do not store (python-chess probe_dtz).
     if np.int64(st[row, EP]) == NO_SQ:
         return dtz
-    n = generate_noisy(st, row, moves)
-    v1 = np.int64(-3)
-    for i in range(n):
-        m = np.int64(moves[i])
-        if move_flag(m) != FLAG_EP:
-            continue
-        make_move(st, mb, row, m)
-        v0 = _probe_ab(tb, st, mb, row + 1, mv, ply + 1, pos, np.int64(-2), np.int64(2))
-        if v0 == TB_FAIL:
-            return DTZ_FAIL
-        if -v0 > v1:
-            v1 = -v0
+    v1 = ep_wdl(tb, st, mb, row, mv, ply, pos)
+    if v1 == TB_FAIL:
+        return DTZ_FAIL
     if v1 == -3:
         return dtz
     v1 = WDL_TO_DTZ[v1 + 2]
@@ -245,18 +237,8 @@ def _probe_dtz(tb, tbz, st, mb, row, mv, ply, pos, depth):
     elif dtz > 0:
         if v1 == 1:
             dtz = v1
-    elif v1 >= 0:
-        dtz = v1
-    else:
-        # a draw whose only legal moves are losing en-passant captures
-        n = generate_legal(st, row, moves)
-        only_ep = True
-        for i in range(n):
-            if move_flag(np.int64(moves[i])) != FLAG_EP:
-                only_ep = False
-                break
-        if only_ep:
-            dtz = v1
+    elif v1 >= 0 or only_ep_legal(st, row, moves):
+        dtz = v1                # ... or a draw whose only legal moves lose by en passant
     return dtz
 
 

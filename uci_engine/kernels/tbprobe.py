@@ -510,6 +510,22 @@ def probe_wdl(tb, st, mb, row, mv, ply, pos):
     v = _probe_ab(tb, st, mb, row, mv, ply, pos, np.int64(-2), np.int64(2))
     if v == TB_FAIL or np.int64(st[row, EP]) == NO_SQ:
         return v
+    v1 = ep_wdl(tb, st, mb, row, mv, ply, pos)
+    if v1 == TB_FAIL:
+        return TB_FAIL
+    if v1 > -3:
+        if v1 >= v:
+            v = v1
+        elif v == 0 and only_ep_legal(st, row, mv[ply, 0]):
+            v = v1                  # en passant the only legal move(s): it must be played
+    return v
+
+
+@njit(cache=True, nogil=True)
+def ep_wdl(tb, st, mb, row, mv, ply, pos):
+    """Best WDL (int64 -2..2) the side to move of row ``row`` gets by an en-passant capture,
+    -3 when it has none, TB_FAIL when a table is missing (python-chess probe_wdl/probe_dtz's
+    en-passant step; the tables do not store en passant). Scratch as :func:`probe_wdl`."""
     moves = mv[ply, 0]
     n = generate_noisy(st, row, moves)
     v1 = np.int64(-3)
@@ -523,20 +539,18 @@ def probe_wdl(tb, st, mb, row, mv, ply, pos):
             return TB_FAIL
         if -v0 > v1:
             v1 = -v0
-    if v1 > -3:
-        if v1 >= v:
-            v = v1
-        elif v == 0:
-            # en passant the only legal move(s): it must be played
-            n = generate_legal(st, row, moves)
-            only_ep = True
-            for i in range(n):
-                if move_flag(np.int64(moves[i])) != FLAG_EP:
-                    only_ep = False
-                    break
-            if only_ep:
-                v = v1
-    return v
+    return v1
+
+
+@njit(cache=True, nogil=True)
+def only_ep_legal(st, row, moves):
+    """True when every legal move of row ``row`` is an en-passant capture (``moves``:
+    int32[>= 256] scratch)."""
+    n = generate_legal(st, row, moves)
+    for i in range(n):
+        if move_flag(np.int64(moves[i])) != FLAG_EP:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
