@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from uci_engine.tools.tbpositions import random_board
+from uci_engine.tools.tbpositions import random_boards
 
 
 def main(argv=None):
@@ -55,14 +55,7 @@ def main(argv=None):
         def probe(rows, out):
             TP.probe_many(tables.array, st, mb, rows, mv, pos, out)
     rng = random.Random(args.seed)
-    boards = []
-    for name in sorted(tables.names):
-        got = 0
-        while got < args.per_table:
-            b = random_board(rng, name)
-            if b is not None:
-                boards.append(b)
-                got += 1
+    boards = random_boards(rng, sorted(tables.names), args.per_table)
     n = len(boards)
     st, mb = P.new_stack(n + rows_after)
     for i, b in enumerate(boards):

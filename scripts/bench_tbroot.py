@@ -3,9 +3,9 @@ fifty-move rule) through the compiled probers against the same ranking through p
 ``probe_wdl`` / ``probe_dtz`` (the engine's probes until 2026-11-27), on the same random roots,
 measured in one run; the rankings are checked equal.
 
-Roots: ``--per-table`` random legal positions (``uci_engine.tools.tbpositions.random_board``) of every
-table in ``--tables`` that has a ``.rtbz``, with at least one legal move. Each side ranks every
-root once after a warm-up. Prints milliseconds per root (mean and worst) of each and the ratio.
+Roots: ``--per-table`` random legal positions (``uci_engine.tools.tbpositions.random_boards``)
+of every table in ``--tables`` that has a ``.rtbz``, with at least one legal move. Each side
+ranks every root once after a warm-up. Prints milliseconds per root (mean and worst) of each and the ratio.
 
     python scripts/bench_tbroot.py --tables ../shared/data/syzygy --per-table 20
 """
@@ -17,7 +17,7 @@ import time
 
 from uci_engine import backend
 from uci_engine.syzygy import Tablebases
-from uci_engine.tools.tbpositions import random_board
+from uci_engine.tools.tbpositions import random_boards
 
 
 class PythonChessProbes(Tablebases):
@@ -64,14 +64,7 @@ def main(argv=None):
     from uci_engine.engine.roottb import TB_WIN
     rng = random.Random(args.seed)
     names = sorted(f[:-5] for f in os.listdir(args.tables) if f.endswith(".rtbz"))
-    roots = []
-    for name in names:
-        got = 0
-        while got < args.per_table:
-            board = random_board(rng, name)
-            if board is not None and any(board.legal_moves):
-                roots.append(board)
-                got += 1
+    roots = random_boards(rng, names, args.per_table, keep=lambda b: any(b.legal_moves))
     ours, ref = Tablebases(), PythonChessProbes()
     ours.load(args.tables)
     ref.load(args.tables)

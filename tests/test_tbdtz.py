@@ -20,7 +20,7 @@ from uci_engine.kernels import state as SS
 from uci_engine.kernels import tbdtz as TD
 from uci_engine.kernels import tbformat as TF
 from uci_engine.tbfiles import DtzTables, WdlTables, _Table
-from uci_engine.tools.tbpositions import random_board
+from uci_engine.tools.tbpositions import random_board, random_boards
 
 from test_tbprobe import ep_board
 
@@ -50,18 +50,6 @@ def oracle_dtz(path, boards):
     is missing)."""
     with chess.syzygy.open_tablebase(str(path)) as tb:
         return [tb.get_dtz(b, TF.DTZ_FAIL) for b in boards]
-
-
-def boards_of(rng, names, per):
-    out = []
-    for name in names:
-        got = 0
-        while got < per:
-            b = random_board(rng, name)
-            if b is not None:
-                out.append(b)
-                got += 1
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +96,7 @@ def test_identity_with_python_chess(wdl, dtz):
     """Every DTZ equals python-chess's probe_dtz (20,000 random positions over the 35 tables,
     plus en-passant positions)."""
     rng = random.Random(20261128)
-    boards = boards_of(rng, sorted(wdl.names), -(-POSITIONS // len(wdl.names)))
+    boards = random_boards(rng, sorted(wdl.names), -(-POSITIONS // len(wdl.names)))
     ep = 0
     while ep < EP_POSITIONS:
         b = ep_board(rng)
@@ -178,7 +166,7 @@ def test_damaged_files(wdl, dtz, tmp_path):
     assert all(v == TF.DTZ_FAIL or (abs(v) <= DTZ_BOUND and np.sign(v) == np.sign(w))
                for v, w in zip(got, true))
     assert any(v != w for v, w in zip(got, true))          # the damage was read
-    intact = boards_of(rng, ("KRvK", "KQvKR", "KPvKP"), 700)
+    intact = random_boards(rng, ("KRvK", "KQvKR", "KPvKP"), 700)
     good = tmp_path / "intact"                     # the oracle: every WDL, the intact DTZ
     good.mkdir()
     for name in ("KRvK", "KQvKR", "KPvKP"):
@@ -243,7 +231,7 @@ def test_wide_value_maps(wdl, tmp_path):
     assert not wide.errors
     t = wide.tables[wide.names.index("KRvKP")]
     assert all(t.entries[(f, 0)]["flags"] & TF.DTZ_WIDE for f in range(4))
-    boards = boards_of(random.Random(9), ("KQvKR", "KRvKP"), 600)
+    boards = random_boards(random.Random(9), ("KQvKR", "KRvKP"), 600)
     want = oracle_dtz(TB34, boards)
     assert oracle_dtz(tmp_path, boards) == want
     assert list(probe_all(wdl, wide, boards)) == want

@@ -18,7 +18,7 @@ from uci_engine.kernels import state as SS
 from uci_engine.kernels import tbformat as TF
 from uci_engine.kernels import tbprobe as TP
 from uci_engine.tbfiles import WdlTables
-from uci_engine.tools.tbpositions import random_board
+from uci_engine.tools.tbpositions import random_board, random_boards
 
 
 TB34 = Path(__file__).parent / "data" / "syzygy34"
@@ -79,14 +79,7 @@ def test_identity_with_python_chess(tables):
     rng = random.Random(20261127)
     names = sorted(tables.names)
     per = -(-POSITIONS // len(names))
-    boards = []
-    for name in names:
-        got = 0
-        while got < per:
-            b = random_board(rng, name)
-            if b is not None:
-                boards.append(b)
-                got += 1
+    boards = random_boards(rng, names, per)
     ep = 0
     while ep < EP_POSITIONS:
         b = ep_board(rng)

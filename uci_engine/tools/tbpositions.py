@@ -21,3 +21,18 @@ def random_board(rng, name):
             board.set_piece_at(sq, chess.Piece(ptype, colour))
     board.turn = rng.random() < 0.5
     return board if board.is_valid() else None
+
+
+def random_boards(rng, names, per, keep=None):
+    """``per`` boards of :func:`random_board` for each material of ``names`` in turn (list of
+    python-chess Boards), drawing again where the draw is not legal or ``keep(board)`` is
+    false."""
+    out = []
+    for name in names:
+        got = 0
+        while got < per:
+            b = random_board(rng, name)
+            if b is not None and (keep is None or keep(b)):
+                out.append(b)
+                got += 1
+    return out
