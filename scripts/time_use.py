@@ -27,8 +27,9 @@ import re
 import statistics
 import sys
 
-import chess.pgn
+import chess
 
+from uci_engine.tools.pgnfiles import read_games
 from uci_engine.tools.tc import Clock, TimeControlError
 from uci_engine.tools.tc import parse_tc as parse_cutechess_tc
 
@@ -88,29 +89,27 @@ def summarise(paths, name):
     by_phase = {p: [] for p in PHASES}
     after40, at_end, lowest, worst = [], [], [], []
     base = inc = None
-    for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            while (game := chess.pgn.read_game(f)) is not None:
-                got = engine_moves(game, name)
-                if got is None:
-                    continue
-                moves, end_left, (_, base, inc) = got
-                games += 1
-                result = game.headers.get("Result")
-                lost = (result == "0-1") if game.headers.get("White") == name else (
-                    result == "1-0")
-                if lost and game.headers.get("Termination", "") == "time forfeit":
-                    losses += 1
-                for i, (left, spent) in enumerate(moves, 1):
-                    for p in PHASES:
-                        if p[0] <= i <= p[1]:
-                            by_phase[p].append(spent)
-                    if left > 0:
-                        worst.append(spent / left)
-                    lowest.append(left)
-                    if i == 40:
-                        after40.append((left - spent + inc) / base)
-                at_end.append(end_left / base)
+    for game in read_games(paths):
+        got = engine_moves(game, name)
+        if got is None:
+            continue
+        moves, end_left, (_, base, inc) = got
+        games += 1
+        result = game.headers.get("Result")
+        lost = (result == "0-1") if game.headers.get("White") == name else (
+            result == "1-0")
+        if lost and game.headers.get("Termination", "") == "time forfeit":
+            losses += 1
+        for i, (left, spent) in enumerate(moves, 1):
+            for p in PHASES:
+                if p[0] <= i <= p[1]:
+                    by_phase[p].append(spent)
+            if left > 0:
+                worst.append(spent / left)
+            lowest.append(left)
+            if i == 40:
+                after40.append((left - spent + inc) / base)
+        at_end.append(end_left / base)
     return {"games": games, "moves": sum(len(v) for v in by_phase.values()),
             "time_losses": losses, "base": base, "inc": inc,
             "phase_means": {p: (statistics.fmean(v) if v else None) for p, v in by_phase.items()},

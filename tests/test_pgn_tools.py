@@ -1,0 +1,99 @@
+"""The match-analysis tools: uci_engine.tools.pgnfiles, scripts/endgame_openings.py,
+scripts/pgn_phases.py and scripts/same_trees.py."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from conftest import load_script
+from uci_engine.tools.pgnfiles import comment_score, read_games
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Ten men; 1. Rxd5 leaves nine, 3. Rxa7 eight. Scores as the runner writes them (pawns, from
+# the mover's side): from White's side Black's read +0.35, +1.50, +1.00.
+START = "4k3/p2p4/8/3r4/8/4P3/P2RPP2/4K3 w - - 0 1"
+MOVES = [("Rxd5", "+0.40/12 0.1s"), ("Ke7", "-0.35/12 0.1s"), ("Ra5", "+0.50/12 0.1s"),
+         ("Kd6", "-1.50/12 0.1s"), ("Rxa7", "+2.00/12 0.1s"), ("Kc6", "-1.00/12 0.1s")]
+AFTER_RXA7 = "8/R2p4/3k4/8/8/4P3/P3PP2/4K3 b - -"
+
+
+def _game(start=START, moves=MOVES, white="A", black="B", result="0-1"):
+    game = chess.pgn.Game()
+    game.setup(chess.Board(start))
+    game.headers.update(White=white, Black=black, Result=result)
+    node = game
+    for san, comment in moves:
+        node = node.add_variation(node.board().parse_san(san), comment=comment)
+    return game
+
+
+def test_comment_score():
+    assert comment_score("+0.35/14 0.12s") == 0.35
+    assert comment_score("-2.10/9 0.050s, White loses on time") == -2.1
+    assert comment_score("-M5/20 0.3s") is None
+    assert comment_score("book") is None and comment_score(None) is None
+
+
+def test_read_games_in_file_order(tmp_path):
+    paths = []
+    for i, name in enumerate(("X", "Y")):
+        p = tmp_path / f"{i}.pgn"
+        p.write_text(str(_game(white=name)) + "\n\n" + str(_game(white=name + "2")) + "\n")
+        paths.append(p)
+    assert [g.headers["White"] for g in read_games(paths)] == ["X", "X2", "Y", "Y2"]
+
+
+def test_first_endgame_position():
+    eo = load_script("endgame_openings")
+    game = _game()
+    assert eo.first_endgame_position(game, 6, 8, 2.0) == AFTER_RXA7
+    assert eo.first_endgame_position(game, 6, 8, 1.9) is None        # White said +2.00
+    assert eo.first_endgame_position(game, 9, 8, 2.0) is None        # fewer than min_men
+    assert eo.first_endgame_position(game, 6, 6, 2.0) is None        # never that few
+    assert eo.first_endgame_position(game, 6, 9, 2.0) is None        # Black had not spoken
+    # the same with a rook more on h1: nine men after Rxa7, kept unless castling is allowed
+    plain = _game("4k3/p2p4/8/3r4/8/4P3/P2RPP2/4K2R w - - 0 1")
+    castles = _game("4k3/p2p4/8/3r4/8/4P3/P2RPP2/4K2R w K - 0 1")
+    assert eo.first_endgame_position(plain, 6, 9, 2.0) == "8/R2p4/3k4/8/8/4P3/P3PP2/4K2R b - -"
+    assert eo.first_endgame_position(castles, 6, 9, 2.0) is None
+
+
+def test_pgn_phases_split():
+    pp = load_script("pgn_phases")
+    # B judges. In the first game B is Black: +0.35 (even) when nine men were reached, +1.50
+    # (A, White, better) at eight. In the second B is White and A Black: +0.40 at nine (even),
+    # +2.00 at eight (A worse).
+    first = _game(result="0-1")
+    second = _game(result="1/2-1/2", white="B", black="A")
+    assert pp.judge_scores(first, "B", [9, 8]) == {9: 0.35, 8: 1.5}
+    assert pp.judge_scores(second, "B", [9, 8]) == {9: 0.40, 8: 2.0}
+    table = pp.split([first, second], "A", "B", [9, 8, 4], 1.0)
+    assert table[(9, "even")] == [2, 0.5]
+    assert table[(8, "better")] == [1, 0.0] and table[(8, "worse")] == [1, 0.5]
+    assert table[(4, "none")] == [2, 0.5]
+    assert (9, "better") not in table and (8, "even") not in table
+
+
+def test_same_trees_script(tmp_path):
+    """The same engine twice searches the same trees (exit 0); with a different evaluation on
+    one side the trees differ and the script says so (exit 1)."""
+    engine = shutil.which("uci-engine", path=str(Path(sys.executable).parent))
+    assert engine is not None
+    epd = tmp_path / "two.epd"
+    epd.write_text("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -\n"
+                   "8/5k2/3p4/1p1Pp2p/pP2Pp1P/P4P1K/8/8 b - -\n")
+    script = ROOT / "scripts" / "same_trees.py"
+    same = subprocess.run([sys.executable, str(script), engine, engine, str(epd), "--depth", "6"],
+                          capture_output=True, text=True, timeout=240)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert same.stdout.strip().endswith("2 of 2 positions equal (nodes and best move) at depth 6")
+    differ = subprocess.run([sys.executable, str(script), engine, engine, str(epd), "--depth",
+                             "6", "--option-b", "Use NNUE=false"],
+                            capture_output=True, text=True, timeout=240)
+    assert differ.returncode == 1, differ.stdout + differ.stderr
+    assert "of 2 positions equal" in differ.stdout and " B " in differ.stdout
