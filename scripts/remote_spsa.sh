@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# A slice of the campaign's SPSA run (docs/campaign.md) on the lent 16-core machine
+# (DEVELOPERS.md says when a session has one). Runs THERE, from the copy of the project root,
+# with .devcarry carried beside the tree. Prepare it here first:
+#   ../shared/tools/remote-games/prepare            # .devcarry/whl: python-chess for that machine
+# then, with the device tool (carry [".devcarry"], timeout_s a little above SECONDS):
+#   bash scripts/remote_spsa.sh SECONDS [PAIRS]
+# It resumes the committed run (campaign/spsa/state.json and log.jsonl, the same run that
+# `python scripts/tune_search.py --state campaign/spsa/state.json --log campaign/spsa/log.jsonl
+# --games 20000` plays here: the state refuses any other run) with PAIRS game pairs a step
+# (default 7, so 14 games at once), and stops it with SIGINT when SECONDS have passed since the
+# start, the Numba warm-up included; the step being played then is played again by the next
+# slice. The state and log come back in $OUT: copy both over campaign/spsa/ and commit them.
+set -u
+start=$(date +%s)
+D=$PWD/.devcarry
+secs=${1:?SECONDS}; pairs=${2:-7}
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site \
+  "$D"/whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD CI=true
+echo "cores $(nproc); $(python3 -c 'import numba; print("numba", numba.__version__)')"
+t0=$(date +%s); python3 -m uci_engine warmup > "$OUT/warmup.log" 2>&1
+echo "warmup rc $? in $(( $(date +%s) - t0 )) s"
+for f in state.json log.jsonl; do
+  [ -f "campaign/spsa/$f" ] && cp "campaign/spsa/$f" "$OUT/$f"
+done
+left=$(( secs - ($(date +%s) - start) )); echo "SPSA for $left s"
+timeout -s INT "$left" python3 scripts/tune_search.py --state "$OUT/state.json" \
+  --log "$OUT/log.jsonl" --games 20000 --pairs "$pairs" --concurrency $(( 2 * pairs )) \
+  --engine "python3 -m uci_engine --tune" > "$OUT/spsa.log" 2>&1
+echo "tune_search exit $?"
+tail -n 5 "$OUT/spsa.log"
+python3 scripts/tune_search.py --state "$OUT/state.json" --log "$OUT/log.jsonl" --games 20000 \
+  --show 2>&1 | tail -n 20
