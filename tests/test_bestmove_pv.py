@@ -44,8 +44,8 @@ def test_a_fail_high_root_move_is_played_when_its_re_search_is_stopped(monkeypat
     old_move, new_move = e.legal_moves()[:2]
     passes = []
 
-    def scripted_negamax(st, mb, tt, h, hist, ss, mv, acc, net, net_params, params, row, depth,
-                         alpha, beta, cn):
+    def scripted_negamax(st, mb, tt, h, hist, ss, mv, acc, net, net_params, params, tb, row,
+                         depth, alpha, beta, cn):
         passes.append((int(depth), int(alpha), int(beta)))
         h[SS.NODES] += 1
         if depth < 5 or (depth == 5 and len([p for p in passes if p[0] == 5]) == 1):

@@ -17,9 +17,11 @@ import pytest
 
 from uci_engine import syzygy
 from uci_engine.engine import TB_WIN, Engine
-from uci_engine.kernels.state import MATE_BOUND
+from uci_engine.kernels import tbformat as TF
+from uci_engine.kernels.state import MATE_BOUND, TB_BOUND
 from uci_engine.startup import TB_COMPILING_TEXT
 from uci_engine.syzygy import MAX_DTZ, Tablebases, TablebaseError
+from uci_engine.tbfiles import WdlTables
 from uci_engine.timeman import Limits
 from uci_engine.uci import UCI
 
@@ -389,8 +391,8 @@ def test_load_errors_without_tables(tmp_path):
 
 
 def test_corrupt_table_does_not_break_the_search(engine, tmp_path):
-    """A file that is no table (64 zero bytes) is left out with a message; the root is then
-    searched without it."""
+    """A file that is no table (64 zero bytes) is left out with a message, at the root and
+    inside the search; the root is then searched without it."""
     for ext in (".rtbw", ".rtbz"):
         (tmp_path / f"KQvK{ext}").write_bytes(bytes(64))
         shutil.copy(TB_DIR / f"KRvK{ext}", tmp_path)
@@ -408,6 +410,86 @@ def test_corrupt_table_does_not_break_the_search(engine, tmp_path):
     with pytest.raises(TablebaseError, match="KQvK.rtbw"):
         tb.load(str(only_bad))
     assert tb.tables == 1                        # the tables loaded before stay
+
+
+# --- probing inside the search (uci_engine/kernels/tbprobe.py, negamax Step 5b) --------------
+
+# Five men (no five-man tables): Nxh2 leaves KBNvK, a win the search cannot see to mate.
+CAPTURE_INTO_WIN = "8/8/8/3k4/8/3B1N2/7r/4K3 w - - 0 1"
+# Five men, no capture at hand: the tables are reached only deep in the tree.
+ROOKS = "8/8/4k3/8/2r5/8/1R6/K6R w - - 0 1"
+
+
+@pytest.fixture(scope="module")
+def tables34():
+    tb = Tablebases()
+    assert tb.load(str(TB34)) == 35
+    yield tb
+    tb.close()
+
+
+def test_search_probes_and_scores_a_tb_win(engine, tables34):
+    """go depth 14 from five men: tbhits > 0 and the capture into the won KBNvK scores as a
+    TB win (TB_WIN - 1: one ply below the root, below the mate range); without the tables the
+    same search scores an evaluation."""
+    engine.clear()
+    engine.set_position(CAPTURE_INTO_WIN, [])
+    seen = []
+    best, _ = engine.search(Limits(depth=14), on_info=seen.append, tablebases=tables34)
+    assert best == "f3h2" and seen[-1]["tbhits"] > 0
+    assert seen[-1]["score"] == TB_WIN - 1 and seen[-1]["mate"] is None
+    engine.clear()
+    seen = []
+    best, _ = engine.search(Limits(depth=14), on_info=seen.append)
+    assert best == "f3h2" and seen[-1]["tbhits"] == 0 and seen[-1]["score"] < TB_WIN - 200
+
+
+def test_uci_go_depth_14_counts_interior_probes(session):
+    """Through UCI: interior probes show in tbhits; SyzygyProbeLimit 0 switches them off."""
+    session(f"setoption name SyzygyPath value {TB34}")
+    for limit, probed in (("7", True), ("0", False)):
+        session(f"setoption name SyzygyProbeLimit value {limit}", "ucinewgame",
+                f"position fen {ROOKS}")
+        session.uci.handle("go depth 14")
+        deadline = time.monotonic() + 300
+        while "bestmove" not in session.out.getvalue()[session.pos:] and \
+                time.monotonic() < deadline:
+            time.sleep(0.01)
+        info = [ln for ln in session() if ln.startswith("info depth")]
+        hits = int(info[-1].split(" tbhits ")[1].split()[0])
+        assert info[-1].startswith("info depth 14 ") and (hits > 0) == probed, info[-1]
+
+
+def test_search_skips_corrupt_table(engine, tmp_path):
+    """A table whose data the search finds corrupt is switched off and reported once; the
+    search keeps its result from the other tables."""
+    for f in TB34.glob("*.rtbw"):
+        shutil.copy(f, tmp_path)
+    data = bytearray((TB34 / "KBNvK.rtbw").read_bytes())
+    good = WdlTables([str(TB34)])
+    a = good.array
+    ent = int(a[int(a[TF.H_TABLES]) + good.names.index("KBNvK") * TF.TREC_LEN + TF.T_ENTRY])
+    for side in range(2):                   # every index entry: a block beyond the table
+        e = ent + side * TF.EREC_LEN
+        start = int(a[e + TF.E_INDEX])
+        for i in range(int(a[e + TF.E_NINDEX])):
+            data[start + 6 * i:start + 6 * i + 4] = b"\xff\xff\xff\x7f"
+    (tmp_path / "KBNvK.rtbw").write_bytes(bytes(data))
+    tb = Tablebases()
+    assert tb.load(str(tmp_path)) == 35
+    engine.clear()
+    engine.set_position(CAPTURE_INTO_WIN, [])
+    seen = []
+    best, _ = engine.search(Limits(depth=10), on_info=seen.append, tablebases=tb)
+    assert best == "f3h2" and seen[-1]["score"] < TB_BOUND     # no TB score from KBNvK
+    errors = tb.take_errors()
+    assert len(errors) == 1 and "KBNvK.rtbw" in errors[0] and tb.take_errors() == []
+    engine.clear()
+    engine.set_position(ROOKS, [])
+    seen = []
+    engine.search(Limits(depth=10), on_info=seen.append, tablebases=tb)
+    assert seen[-1]["tbhits"] > 0
+    tb.close()
 
 
 def test_setoption_value_parsing(session):

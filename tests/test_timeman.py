@@ -119,7 +119,7 @@ def test_soft_stop_ends_the_search_after_one_root_move():
     h[SS.ROOT_ROW] = e.root
     h[SS.SOFT_STOP] = 1
     score = S.negamax(e.st, e.mb, e.tt, h, e.hist, e.ss, e.mv, SE.HCE_ACC, e.net_packed,
-                      e.net_params, e.params, np.int64(e.root), np.int64(6),
+                      e.net_params, e.params, e.tb_array, np.int64(e.root), np.int64(6),
                       np.int64(-SS.INF), np.int64(SS.INF), S.ZERO)
     assert h[SS.STOP] == 1 and h[SS.ROOT_DONE] == 1
     assert h[SS.BEST_MOVE] != 0 and score == h[SS.BEST_SCORE]

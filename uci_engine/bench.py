@@ -48,14 +48,15 @@ DEFAULT_DEPTH = 12
 
 def run_bench(engine, depth=DEFAULT_DEPTH, out=print):
     """Search every bench position to ``depth`` plies with a cleared TT; print one line per
-    position and the OpenBench summary. Returns (nodes, nodes_per_second)."""
+    position and the OpenBench summary. Returns (nodes, nodes_per_second). With tables in
+    ``engine.tablebases`` (``-o SyzygyPath=DIR``) the searches probe them, as in a game."""
     from .timeman import Limits
     total = 0
     t0 = time.perf_counter()
     for i, fen in enumerate(BENCH_FENS, 1):
         engine.clear()
         engine.set_position(fen, [])
-        best, _ = engine.search(Limits(depth=depth))
+        best, _ = engine.search(Limits(depth=depth), tablebases=engine.tablebases)
         total += engine.last_nodes
         out(f"Position {i:2d}/{len(BENCH_FENS)}: bestmove {best} nodes {engine.last_nodes}")
     elapsed = max(time.perf_counter() - t0, 1e-9)

@@ -35,8 +35,9 @@ Scores (centipawns, from the side to move, :func:`tb_score`): a TB win is report
 position gets closer to a real win (Stockfish's formula with a 100 cp pawn). A mate score found
 by the search is kept.
 
-Not done: probing inside the search (WDL at interior nodes, ``SyzygyProbeDepth``); it waits
-for its games as ``campaign/patches/tb-search.patch``.
+Inside the search the WDL tables are probed by the same compiled prober:
+:meth:`Tablebases.search_array` passes them and ``SyzygyProbeLimit``, ``SyzygyProbeDepth`` and
+``Syzygy50MoveRule`` to ``negamax``, Step 5b.
 
 python-chess (the root's board: legal moves, checkmate, the fifty-move counter) is imported
 lazily; without it :meth:`Tablebases.load` raises :class:`TablebaseError` with an install hint.
@@ -104,9 +105,10 @@ class Tablebases:
 
     Attributes set by the UCI layer: ``rule50`` (bool, ``Syzygy50MoveRule``), ``probe_limit``
     (int 0..7, ``SyzygyProbeLimit``; 0 disables probing), ``probe_depth`` (int,
-    ``SyzygyProbeDepth``, stored only). ``hits`` counts probes (the UCI ``tbhits``). ``wdl``
-    and ``dtz`` are the compiled probers' tables (:class:`uci_engine.tbfiles.WdlTables`,
-    :class:`~uci_engine.tbfiles.DtzTables`), None while nothing is loaded."""
+    ``SyzygyProbeDepth``, used inside the search). ``hits`` counts probes (the UCI
+    ``tbhits``). ``wdl`` and ``dtz`` are the compiled probers' tables
+    (:class:`uci_engine.tbfiles.WdlTables`, :class:`~uci_engine.tbfiles.DtzTables`), None
+    while nothing is loaded."""
 
     def __init__(self):
         self.wdl = None
@@ -202,6 +204,16 @@ class Tablebases:
             ready.set()
         threading.Thread(target=warm, name="syzygy-warm-up", daemon=True).start()
         return self.tables
+
+    def search_array(self):
+        """The packed WDL tables for the search kernels (int64 array,
+        :class:`uci_engine.tbfiles.WdlTables`) with the current options written into it;
+        probing is off (``H_CARD`` 0) while the tables are not active."""
+        from .tbfiles import empty_array
+        if not self.active or self.wdl is None:
+            return empty_array()
+        self.wdl.set_options(self.probe_limit, self.probe_depth, self.rule50)
+        return self.wdl.array
 
     def take_errors(self):
         """Messages (list of str, for ``info string error:``) about tables the compiled probers

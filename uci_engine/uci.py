@@ -572,8 +572,9 @@ def configured_engine(items, sliders=None):
     """An :class:`uci_engine.engine.Engine` set up as a UCI session would be after
     ``setoption`` for each ``NAME=VALUE`` item of ``items`` (the same option table, effects
     and evaluation choice): ``uci-engine -o ... bench`` and ``warmup``, and each datagen
-    worker. ``sliders`` is the backend request (``--sliders``; a worker passes the one its
-    process selected). Raises ValueError with the session's error lines for a refused option or
+    worker. With ``SyzygyPath`` set, the engine's ``tablebases`` holds the loaded tables.
+    ``sliders`` is the backend request (``--sliders``; a worker passes the one its process
+    selected). Raises ValueError with the session's error lines for a refused option or
     a failed load."""
     log = io.StringIO()
     session = UCI(out=log, sliders=sliders)
@@ -584,6 +585,8 @@ def configured_engine(items, sliders=None):
     if session.engine is None or errors:
         raise ValueError("; ".join(e[len("info string error: "):] for e in errors)
                          or f"engine failed to load: {session.load_error}")
+    if session.tablebases.active:             # SyzygyPath: bench searches with the tables
+        session.engine.tablebases = session.tablebases
     return session.engine
 
 

@@ -18,9 +18,14 @@ from ..kernels import position as P
 from ..kernels import search as S
 from ..kernels import state as SS
 from ..kernels import tt as TT
+from ..tbfiles import empty_array
 from ..timeman import budget
 from .game import _legal
 from .smp import _new_search
+
+
+#: the ``tb`` argument of the kernels when no tables are loaded (nothing is probed)
+EMPTY_TB = empty_array()
 
 
 class SearchDriver:
@@ -37,9 +42,14 @@ class SearchDriver:
         returns seconds (defaults to time.monotonic). ``tablebases`` is None or a
         :class:`uci_engine.syzygy.Tablebases`: when the root is in the tables, only the root
         moves of the best tablebase rank are searched and a non-mate score is replaced by the
-        tablebase score (:meth:`_tb_filter`). Returns ``(best_uci, ponder_uci_or_None)``;
+        tablebase score (:meth:`_tb_filter`); inside the search the WDL tables are probed by
+        the compiled prober (``Tablebases.search_array``, Step 5b of ``negamax``); tbhits
+        counts both. Returns ``(best_uci, ponder_uci_or_None)``;
         ``best`` is ``"0000"`` when there is no legal move."""
         clock = clock or time.monotonic
+        # the packed WDL tables the kernels probe (uci_engine.tbfiles): held here for the
+        # whole search, so their memory maps outlive it even if SyzygyPath changes meanwhile
+        self.tb_array = EMPTY_TB
         t0 = clock()
         self._tstart = t0
         # The first move of the last line reported as multipv 1: bestmove must match it
@@ -66,8 +76,11 @@ class SearchDriver:
             multipv = max(multipv, strength.multipv_for(self.uci_elo))
         self.tb_hits = 0
         self._tb_scores = None
+        self.tb_array = EMPTY_TB
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
+            self.tb_array = tablebases.search_array()
+            self._tb_held = tablebases.wdl
         h = self.ctl
         _new_search(h, self.ss, (h[SS.AGE] + 1) & 0x1F, limits.nodes or 0)
         white = int(self.st[self.root, P.STM]) == 0
@@ -193,7 +206,8 @@ class SearchDriver:
             h[SS.ROOT_ROW] = root
             h[SS.ROOT_DONE] = 0
             score = int(S.negamax(st, mb, self.tt, h, hist, ss, mv, acc, self.net_packed,
-                                  self.net_params, self.params, np.int64(root), np.int64(depth),
+                                  self.net_params, self.params, self.tb_array,
+                                  np.int64(root), np.int64(depth),
                                   np.int64(alpha), np.int64(beta), S.ZERO))
             pv = self._pv(ss)
             if h[SS.STOP]:
@@ -233,7 +247,8 @@ class SearchDriver:
         return {"depth": depth, "seldepth": max(int(self.ctl[SS.SELDEPTH]), depth),
                 "multipv": multipv, "score": score, "mate": mate, "bound": bound,
                 "nodes": nodes, "nps": int(nodes / elapsed), "hashfull": self.hashfull(),
-                "tbhits": self.tb_hits, "time": int(elapsed * 1000), "pv": self._pv_uci(pv)}
+                "tbhits": self.tb_hits + self._search_tb_hits(), "time": int(elapsed * 1000),
+                "pv": self._pv_uci(pv)}
 
     def _pv_uci(self, pv):
         out = []

@@ -21,6 +21,7 @@ def _new_search(ctl, ss, age, node_limit):
     ``node_limit`` (0 = none)."""
     ctl[SS.STOP] = 0
     ctl[SS.NODES] = 0
+    ctl[SS.TB_HITS] = 0
     ctl[SS.SELDEPTH] = 0
     ctl[SS.BEST_MOVE] = 0
     ctl[SS.AGE] = age
@@ -67,6 +68,11 @@ class LazySmp:
         self.helpers = self.helpers[:n - 1]
         while len(self.helpers) < n - 1:
             self.helpers.append(SearchThread(self.st.shape[0], self.net.hidden))
+
+    def _search_tb_hits(self):
+        """Tablebase probes (int) made inside the search by all threads in the current
+        search (the root's probes are in ``tb_hits``)."""
+        return int(self.ctl[SS.TB_HITS]) + sum(int(w.ctl[SS.TB_HITS]) for w in self.helpers)
 
     def _nodes(self):
         """Nodes (int) searched by all threads in the current search."""

@@ -29,11 +29,12 @@ chosen by the type of its ``acc`` argument (see :func:`static_eval`).
 import numpy as np
 from numba import njit
 
-from .bitboard import U0, U1, lsb, NO_PIECE, PAWN, ROOK, QUEEN, KING
-from .position import (OCC, OCC_ALL, KEY, STM, LAST_MOVE, NULL_MOVE, CHECKED, CHECK_UNKNOWN,
+from .bitboard import U0, U1, lsb, popcount, NO_PIECE, PAWN, ROOK, QUEEN, KING
+from .position import (OCC, OCC_ALL, KEY, STM, CASTLE, HALFMOVE, LAST_MOVE, NULL_MOVE, CHECKED, CHECK_UNKNOWN,
                        FLAG_PROMO, move_to, move_flag, piece_of, piece_type, make_move,
                        make_null_move, attackers_to)
 from .movegen import generate_noisy
+from .tbprobe import TB_FAIL, H_CARD, H_DEPTH, H_RULE50, probe_wdl
 from .draw import is_draw
 from .static_eval import static_eval, nnue_push
 from .state import (MAX_PLY, MATE, INF, MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOUND_LOWER,
@@ -41,7 +42,8 @@ from .state import (MAX_PLY, MATE, INF, MATE_BOUND, VALUE_NONE, BOUND_UPPER, BOU
                     BEST_MOVE, BEST_SCORE, ROOT_DONE, SOFT_STOP, BEST_NODES,
                     ITER_NODES, ROOT_MOVES, PV_LEN, PV, KILLERS, COUNTER, EVAL_STACK, EXCLUDED,
                     DOUBLE_EXT, PICK, PICK_FIELDS, PICK_STAGE, PICK_TT, PICK_END, PICK_SCORE,
-                    MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES)
+                    MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES, TB_HITS, TB_POS, TB_WIN,
+                    TB_BOUND)
 from .tt import (tt_prefetch, tt_probe, tt_store, tt_move_of, tt_eval_of, tt_depth_of,
                  tt_bound_of, tt_score_of, score_to_tt, score_from_tt, tt_cutoff, tt_refine)
 from .see import SEE_VALUE, see
@@ -98,7 +100,7 @@ def in_check_of(st, row, us):
 # every mv[sply, k] view) is increfed and decrefed atomically on each node: about +35% nps.
 @infer_return_once
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
             row, depth, alpha, beta, cut_node):
     """Principal variation search to ``depth`` plies from row ``row``; returns the score in
     centipawns from the side to move (mate scores are MATE - plies to mate). ``cut_node`` is
@@ -115,7 +117,11 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
     evaluation and ``net``/``net_params`` are not read (any arrays of those types).
 
     ``params``: the search parameters, int64[uci_engine.params.PARAMS_LEN]
-    (:func:`uci_engine.params.pack`)."""
+    (:func:`uci_engine.params.pack`).
+
+    ``tb``: the Syzygy WDL tables and probing options, int64[...] in the layout of
+    :mod:`.tbformat` (:class:`uci_engine.tbfiles.WdlTables`; ``tbfiles.empty_array()`` when no
+    tables are loaded: then ``tb[H_CARD]`` is 0 and nothing is probed)."""
     # Step 1. Node set-up: ply, PV length, node type; whether the side to move is in check
     # (known from the parent's move when it tested it), which decides pruning everywhere below.
     root_row = ctl[ROOT_ROW]
@@ -205,7 +211,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
                         if stand + gain + params[DELTA_MARGIN] <= alpha:
                             continue                    # delta pruning
             nnue_push(st, mb, row, m, acc, sply, net, net_params)
-            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                              row + 1, QS_DEPTH, -beta, -alpha, ZERO)
             if ctl[STOP]:
                 return np.int64(0)
@@ -269,6 +275,48 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
     if root and ctl[BEST_MOVE] != 0:
         tt_move = ctl[BEST_MOVE]
 
+    # Step 5b. Tablebase probe (Stockfish's "Step 5. Tablebases probe", src/search.cpp): with
+    # few enough pieces (at most H_CARD = min(SyzygyProbeLimit, largest table); at the largest
+    # table's count only from SyzygyProbeDepth on), no castling rights and right after a
+    # zeroing move (the tables assume a fresh fifty-move counter), the WDL tables decide the
+    # node (:mod:`.tbprobe`). A win or a loss is a bound just outside the evaluation range
+    # (TB_WIN - ply), cut off like a TT bound; a draw is exact. With Syzygy50MoveRule
+    # (H_RULE50) a cursed win / blessed loss is a draw (+-2 cp). Where the bound does not cut
+    # at a PV node, it limits the node's score instead. A failed probe (missing or corrupt
+    # table) changes nothing.
+    tb_low = -INF
+    tb_high = INF
+    if (tb[H_CARD] != 0 and not root and excluded == 0 and st[row, HALFMOVE] == U0
+            and st[row, CASTLE] == U0 and sply < MAX_PLY - 8):
+        pieces = popcount(st[row, OCC_ALL])
+        card = tb[H_CARD]
+        if pieces <= card and (pieces < card or depth >= tb[H_DEPTH]):
+            wdl = probe_wdl(tb, st, mb, row, mv, sply, ss[TB_POS:TB_POS + 8])
+            if wdl != TB_FAIL:
+                ctl[TB_HITS] += 1
+                draw = tb[H_RULE50]
+                if wdl < -draw:
+                    value = -TB_WIN + sply
+                    tb_bound = BOUND_UPPER
+                elif wdl > draw:
+                    value = TB_WIN - sply
+                    tb_bound = BOUND_LOWER
+                else:
+                    value = 2 * wdl * draw
+                    tb_bound = BOUND_EXACT
+                if (tb_bound == BOUND_EXACT or (tb_bound == BOUND_LOWER and value >= beta)
+                        or (tb_bound == BOUND_UPPER and value <= alpha)):
+                    tt_store(tt, key, 0, score_to_tt(value, sply), VALUE_NONE,
+                             min(depth + 6, MAX_PLY - 1), tb_bound, ctl[AGE])
+                    return value
+                if pv_node:
+                    if tb_bound == BOUND_LOWER:
+                        tb_low = value
+                        if value > alpha:
+                            alpha = value
+                    else:
+                        tb_high = value
+
     # Step 6. Static evaluation and ``improving`` (correction history, TT-refined eval and
     # improving are in issue 10's group, +95.1 +- 27.6 Elo together at 5+0.05 (docs/strength.md)).
     # Static eval: corrected by the pawn-structure history, then refined by the TT score
@@ -308,7 +356,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
         # helps (in issue 10's group, +95.1 +- 27.6 Elo together at 5+0.05 (docs/strength.md)).
         if (depth <= params[RAZOR_MAX_DEPTH]
                 and ev + params[RAZOR_BASE] + params[RAZOR_MARGIN] * depth * depth < alpha):
-            score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+            score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                             row, ZERO, alpha, alpha + 1, ZERO)
             if ctl[STOP]:
                 return np.int64(0)
@@ -329,7 +377,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
             make_null_move(st, mb, row)
             tt_prefetch(tt, st[row + 1, KEY])
             nnue_push(st, mb, row, np.int64(NULL_MOVE), acc, sply, net, net_params)
-            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                              row + 1, depth - 1 - r, -beta, -beta + 1, 1 - cut_node)
             if ctl[STOP]:
                 return np.int64(0)
@@ -356,7 +404,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
             and abs(tt_score) < MATE_BOUND and sply < MAX_PLY - EXT_MARGIN):
         sbeta = tt_score - params[SE_BETA_MARGIN] * depth
         ss[EXCLUDED + sply] = tt_move
-        score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+        score = negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                         row, (depth - 1) // 2, sbeta - 1, sbeta, cut_node)
         ss[EXCLUDED + sply] = 0
         if ctl[STOP]:
@@ -400,7 +448,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
         if not improving:
             lmp_count = lmp_count * params[LMP_NOT_IMPROVING_NUM] // params[LMP_NOT_IMPROVING_DEN]
 
-    best = -INF
+    best = tb_low                           # -INF unless a tablebase win set a floor
     best_move = 0
     bound = BOUND_UPPER
     searched = 0
@@ -506,7 +554,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
                 d, lo, cn = new_depth, -alpha - 1, 1 - cut_node
             else:
                 d, lo, cn = new_depth, -beta, ZERO
-            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
+            score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                              child, d, lo, -alpha, cn)
             if phase == PVS_REDUCED and score > alpha and r > 0:
                 phase = PVS_ZERO_WINDOW
@@ -584,11 +632,13 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params,
     if searched == 0:
         # every move was pruned or excluded (a filtered root, a singular verification): fail low
         return alpha
+    if best > tb_high:
+        best = tb_high                      # a tablebase loss or draw caps a PV node
     if excluded == 0:
         if (not in_check and (best_move == 0 or is_quiet(mb, row, best_move))
                 and not (bound == BOUND_LOWER and best <= static_ev)
                 and not (bound == BOUND_UPPER and best >= static_ev)
-                and abs(best) < MATE_BOUND):
+                and abs(best) < TB_BOUND):
             update_corr(hist, st, row, us, best - static_ev, depth, params[CORR_WEIGHT_MAX],
                         params[CORR_MAX])
         if not (root and ctl[ROOT_N] > 0):

@@ -8,7 +8,7 @@ of one search thread, grouped by lifetime (all int64, offsets below; no jitclass
   and continuation histories; cleared on ``ucinewgame`` and kept from move to move.
 * ``ss``: int64[SS_LEN] the per-ply search stack and scratch (Stockfish's ``Stack``): PV
   table, killers, static evals, excluded moves, double extensions, picker state, SEE's swap
-  list; killers and excluded moves are reset for every search, the rest is written before
+  list, the tablebase prober's scratch; killers and excluded moves are reset for every search, the rest is written before
   it is read.
 * ``mv``: int32[MAX_PLY + 8, MV_PLANES, 256] per-ply buffers: moves (MV_MOVES), their
   ordering scores (MV_SCORES), the quiet moves and the captures tried so far (MV_QUIETS,
@@ -23,6 +23,11 @@ MAX_PLY = 128
 MATE = 32000
 INF = 32500
 MATE_BOUND = MATE - 2 * MAX_PLY     # |score| >= this is a mate score
+# Tablebase scores (Stockfish's VALUE_TB = VALUE_MATE_IN_MAX_PLY - 1): a TB win found sply
+# plies from the root scores TB_WIN - sply, just below the mate range; |score| >= TB_BOUND is a
+# TB or mate score, never an evaluation.
+TB_WIN = MATE_BOUND - 1
+TB_BOUND = TB_WIN - MAX_PLY
 VALUE_NONE = 32600
 
 BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
@@ -44,6 +49,7 @@ ITER_NODES = 12     # NODES when the current root search started
 NNUE_CHECK = 13     # 1: every NNUE eval also refreshes (test mode)
 NNUE_EVALS = 14     # NNUE evals checked against a refresh
 NNUE_MISMATCHES = 15  # ... whose incremental accumulator differed
+TB_HITS = 16        # tablebase probes inside the search that found their table
 ROOT_MOVES = 32     # int[256]: allowed root moves
 CTL_LEN = ROOT_MOVES + 256
 
@@ -73,7 +79,8 @@ EXCLUDED = EVAL_STACK + MAX_PLY + 4             # int[MAX_PLY + 4]: singular sea
 DOUBLE_EXT = EXCLUDED + MAX_PLY + 4             # int[MAX_PLY + 4]: double extensions on the line
 PICK = DOUBLE_EXT + MAX_PLY + 4                 # int[MAX_PLY + 4, PICK_FIELDS]: picker state
 SEE_GAIN = PICK + (MAX_PLY + 4) * PICK_FIELDS   # int[SEE_GAIN_LEN]: SEE's swap list
-SS_LEN = SEE_GAIN + SEE_GAIN_LEN
+TB_POS = SEE_GAIN + SEE_GAIN_LEN               # int[8]: the tablebase prober's square list
+SS_LEN = TB_POS + 8
 
 # mv buffer planes
 MV_MOVES, MV_SCORES, MV_QUIETS, MV_CAPTURES = 0, 1, 2, 3

@@ -1,10 +1,6 @@
 """Syzygy WDL probing compiled for the search: index computation, pairs (Huffman) decompression
 and the capture resolution of ``.rtbw`` tables, reading the memory-mapped files directly.
 
-Status (2026-11-27): the prober is checked against python-chess (tests/test_tbprobe.py) and
-timed (scripts/bench_tbprobe.py); the search does not call it yet. Its use inside ``negamax``
-(issue 44) waits for its SPRT as ``campaign/patches/tb-search.patch`` (docs/campaign.md).
-
 The tables come from :mod:`uci_engine.tbfiles`, which memory-maps every ``.rtbw`` file
 (``numpy.memmap``; only the header and the symbol tables are read at load time) and packs
 what its header says into one int64 array ``tb`` (layout in :mod:`.tbformat`). The kernels read table bytes
