@@ -47,9 +47,6 @@ class SearchDriver:
         counts both. Returns ``(best_uci, ponder_uci_or_None)``;
         ``best`` is ``"0000"`` when there is no legal move."""
         clock = clock or time.monotonic
-        # the packed WDL tables the kernels probe (uci_engine.tbfiles): held here for the
-        # whole search, so their memory maps outlive it even if SyzygyPath changes meanwhile
-        self.tb_array = EMPTY_TB
         t0 = clock()
         self._tstart = t0
         # The first move of the last line reported as multipv 1: bestmove must match it
@@ -76,6 +73,8 @@ class SearchDriver:
             multipv = max(multipv, strength.multipv_for(self.uci_elo))
         self.tb_hits = 0
         self._tb_scores = None
+        # the packed WDL tables the kernels probe (uci_engine.tbfiles), and their owner held
+        # for the whole search, so their memory maps outlive it even if SyzygyPath changes
         self.tb_array = EMPTY_TB
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)

@@ -30,9 +30,9 @@ import numpy as np
 from numba import njit
 
 from .bitboard import U0, U1, lsb, popcount, NO_PIECE, PAWN, ROOK, QUEEN, KING
-from .position import (OCC, OCC_ALL, KEY, STM, CASTLE, HALFMOVE, LAST_MOVE, NULL_MOVE, CHECKED, CHECK_UNKNOWN,
-                       FLAG_PROMO, move_to, move_flag, piece_of, piece_type, make_move,
-                       make_null_move, attackers_to)
+from .position import (OCC, OCC_ALL, KEY, STM, CASTLE, HALFMOVE, LAST_MOVE, NULL_MOVE, CHECKED,
+                       CHECK_UNKNOWN, FLAG_PROMO, move_to, move_flag, piece_of, piece_type,
+                       make_move, make_null_move, attackers_to)
 from .movegen import generate_noisy
 from .tbprobe import TB_FAIL, H_CARD, H_DEPTH, H_RULE50, probe_wdl
 from .draw import is_draw

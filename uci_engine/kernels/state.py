@@ -8,8 +8,8 @@ of one search thread, grouped by lifetime (all int64, offsets below; no jitclass
   and continuation histories; cleared on ``ucinewgame`` and kept from move to move.
 * ``ss``: int64[SS_LEN] the per-ply search stack and scratch (Stockfish's ``Stack``): PV
   table, killers, static evals, excluded moves, double extensions, picker state, SEE's swap
-  list, the tablebase prober's scratch; killers and excluded moves are reset for every search, the rest is written before
-  it is read.
+  list, the tablebase prober's scratch; killers and excluded moves are reset for every search,
+  the rest is written before it is read.
 * ``mv``: int32[MAX_PLY + 8, MV_PLANES, 256] per-ply buffers: moves (MV_MOVES), their
   ordering scores (MV_SCORES), the quiet moves and the captures tried so far (MV_QUIETS,
   MV_CAPTURES).
