@@ -1,5 +1,5 @@
 """The match-analysis tools: uci_engine.tools.pgnfiles, scripts/endgame_openings.py,
-scripts/pgn_phases.py and scripts/same_trees.py."""
+scripts/pgn_phases.py, scripts/same_trees.py and scripts/gauntlet.py."""
 import shutil
 import subprocess
 import sys
@@ -11,6 +11,7 @@ import pytest
 
 from conftest import load_script
 from uci_engine.tools.pgnfiles import comment_score, read_games
+from uci_engine.tools.stats import elo_trinomial
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,3 +98,38 @@ def test_same_trees_script(tmp_path):
                             capture_output=True, text=True, timeout=240)
     assert differ.returncode == 1, differ.stdout + differ.stderr
     assert "of 2 positions equal" in differ.stdout and " B " in differ.stdout
+
+
+def test_gauntlet_standings(tmp_path):
+    """Two parts of a gauntlet against X: pairs are the two games of one file, Round and FEN;
+    a lone game counts in W-L-D but not in the pentanomial; a loss by time forfeit is a fault;
+    games without X are ignored."""
+    ga = load_script("gauntlet")
+    other = "4k3/p2p4/8/3r4/8/4P3/P2RPP2/4K2R w - - 0 1"
+
+    def g(white, black, result, rnd, fen=START, termination=None):
+        game = _game(fen, white=white, black=black, result=result)
+        game.headers["Round"] = str(rnd)
+        if termination:
+            game.headers["Termination"] = termination
+        return str(game) + "\n\n"
+
+    part1 = tmp_path / "part1.pgn"
+    part1.write_text(g("X", "A", "0-1", 1) + g("A", "X", "1/2-1/2", 1)          # A: pair 1.5
+                     + g("X", "B", "1-0", 1, other) + g("B", "X", "0-1", 1, other,  # B: pair 0
+                                                        "time forfeit")
+                     + g("A", "B", "1-0", 2))                                  # no X: ignored
+    part2 = tmp_path / "part2.pgn"
+    part2.write_text(g("X", "A", "1/2-1/2", 1) + g("A", "X", "1/2-1/2", 1)      # A: pair 1 (same
+                     + g("B", "X", "1-0", 1, other))                           # Round, other file)
+    table = ga.standings([part1, part2], "X")
+    assert set(table) == {"A", "B"}
+    a, b = table["A"], table["B"]
+    assert a.wld() == (1, 0, 3) and a.pentanomial() == [0, 0, 1, 1, 0]
+    assert b.wld() == (1, 2, 0) and b.pentanomial() == [1, 0, 0, 0, 0]
+    assert dict(b.faults) == {"time forfeit": 1} and not a.faults
+    lines = ga.report(table, base="B")
+    assert lines[1].startswith("A ") and " 1-0-3 " in lines[1] and "none" in lines[1]
+    assert "1 time forfeit" in lines[2]
+    diff, err = ga.difference(elo_trinomial(1, 0, 3), elo_trinomial(1, 2, 0))
+    assert lines[3] == f"A - B: {diff:+.1f} ± {err:.1f} Elo" and diff > 0

@@ -1,5 +1,6 @@
 """Reading the PGN files of matches (our runner's, cutechess-cli's or fastchess's) for the
-analysis scripts (scripts/endgame_openings.py, scripts/pgn_phases.py, scripts/time_use.py).
+analysis scripts (scripts/endgame_openings.py, scripts/gauntlet.py, scripts/pgn_phases.py,
+scripts/time_use.py).
 
 Each engine move's comment holds ``score/depth time``: ``{+0.35/14 0.12s}`` with the score in
 pawns from the mover's side, or ``{-M5/20 0.3s}`` for a mate."""
