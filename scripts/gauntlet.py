@@ -87,8 +87,10 @@ def report(table, base=None):
         est[name] = tri
         faults = ", ".join(f"{n} {k}" for k, n in sorted(st.faults.items())) or "none"
         pen_txt = f"{pen.elo:+6.1f} ± {pen.error:5.1f}" if pen else "-"
-        lines.append(f"{name:<16} {len(st.points):>5} {f'{w}-{l}-{d}':>12} {tri.score:>7.3f} "
-                     f"{tri.elo:+6.1f} ± {tri.error:5.1f}  {str(penta):<24} {pen_txt:>14}  {faults}")
+        wld = f"{w}-{l}-{d}"
+        lines.append(f"{name:<16} {len(st.points):>5} {wld:>12} {tri.score:>7.3f} "
+                     f"{tri.elo:+6.1f} ± {tri.error:5.1f}  {str(penta):<24} {pen_txt:>14}  "
+                     f"{faults}")
     if base is not None:
         if base not in est:
             raise SystemExit(f"--base {base}: no games of that engine against the anchor")
