@@ -21,11 +21,11 @@ import math
 from collections import defaultdict
 
 from uci_engine.tools import stats
-from uci_engine.tools.pgnfiles import read_games
+from uci_engine.tools.game import FAULTS, TERMINATION_TAG
+from uci_engine.tools.pgnfiles import RESULT_POINTS, read_games
 
-POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-#: PGN ``Termination`` values that are a fault of the loser (cutechess ``Result`` types)
-FAULT_TERMINATIONS = ("time forfeit", "illegal move", "abandoned", "stalled connection")
+#: PGN ``Termination`` values that are a fault of the loser (our runner writes cutechess's)
+FAULT_TERMINATIONS = frozenset(TERMINATION_TAG[t] for t in FAULTS)
 
 
 class Standing:
@@ -54,7 +54,7 @@ def standings(paths, anchor):
     for index, path in enumerate(paths):
         for game in read_games([path]):
             h = game.headers
-            result = POINTS.get(h.get("Result"))
+            result = RESULT_POINTS.get(h.get("Result"))
             white, black = h.get("White"), h.get("Black")
             if result is None or anchor not in (white, black) or white == black:
                 continue

@@ -22,9 +22,8 @@ from collections import defaultdict
 
 import chess
 
-from uci_engine.tools.pgnfiles import comment_score, read_games
+from uci_engine.tools.pgnfiles import RESULT_POINTS, comment_score, read_games
 
-POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 CLASSES = ("better", "even", "worse", "none")
 
 
@@ -51,7 +50,7 @@ def split(games, a, judge, thresholds, margin):
     """{(threshold, class): [games, A's points]}; classes as in the module's docstring."""
     table = defaultdict(lambda: [0, 0.0])
     for game in games:
-        result = POINTS.get(game.headers.get("Result"))
+        result = RESULT_POINTS.get(game.headers.get("Result"))
         names = (game.headers.get("White"), game.headers.get("Black"))
         if result is None or a not in names or judge not in names:
             continue

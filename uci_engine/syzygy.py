@@ -209,9 +209,9 @@ class Tablebases:
         """The packed WDL tables for the search kernels (int64 array,
         :class:`uci_engine.tbfiles.WdlTables`) with the current options written into it;
         probing is off (``H_CARD`` 0) while the tables are not active."""
-        from .tbfiles import empty_array
+        from .tbfiles import NO_TABLES
         if not self.active or self.wdl is None:
-            return empty_array()
+            return NO_TABLES
         self.wdl.set_options(self.probe_limit, self.probe_depth, self.rule50)
         return self.wdl.array
 

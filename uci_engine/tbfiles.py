@@ -532,3 +532,8 @@ class DtzTables(_Tables):
 def empty_array():
     """The packed array of no tables (int64[HEADER_LEN]): the search never probes."""
     return np.zeros(K.HEADER_LEN + 1, dtype=np.int64)
+
+
+#: the ``tb`` argument of the search kernels while no tables are loaded, one array shared by
+#: the driver and :meth:`uci_engine.syzygy.Tablebases.search_array` (never written)
+NO_TABLES = empty_array()

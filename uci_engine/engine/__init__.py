@@ -25,7 +25,8 @@ from ..kernels import static_eval as SE
 from ..kernels import tt as TT
 from ..nnue_file import DEFAULT_NET, USE_NNUE_DEFAULT, find_net, load_net, random_net
 from ..options import MAX_THREADS  # noqa: F401  (re-exported: the Threads option's bound)
-from .driver import EMPTY_TB, SearchDriver
+from ..tbfiles import NO_TABLES
+from .driver import SearchDriver
 from .game import HISTORY_ROWS, GameState
 from .roottb import TB_WIN, RootTablebases  # noqa: F401  (TB_WIN re-exported)
 from .smp import LazySmp
@@ -74,7 +75,7 @@ class Engine(GameState, SearchDriver, LazySmp, StopControl, RootTablebases):
         self.set_position(STARTPOS, [])
         self.tb_hits = 0
         self._tb_scores = None
-        self.tb_array = EMPTY_TB              # the WDL tables the search probes (driver.py)
+        self.tb_array = NO_TABLES             # the WDL tables the search probes (driver.py)
         self._tb_held = None                  # ... and their owner, kept while it searches
         self.tablebases = None                # tables for bench (uci.configured_engine)
 

@@ -18,14 +18,10 @@ from ..kernels import position as P
 from ..kernels import search as S
 from ..kernels import state as SS
 from ..kernels import tt as TT
-from ..tbfiles import empty_array
+from ..tbfiles import NO_TABLES
 from ..timeman import budget
 from .game import _legal
 from .smp import _new_search
-
-
-#: the ``tb`` argument of the kernels when no tables are loaded (nothing is probed)
-EMPTY_TB = empty_array()
 
 
 class SearchDriver:
@@ -75,7 +71,7 @@ class SearchDriver:
         self._tb_scores = None
         # the packed WDL tables the kernels probe (uci_engine.tbfiles), and their owner held
         # for the whole search, so their memory maps outlive it even if SyzygyPath changes
-        self.tb_array = EMPTY_TB
+        self.tb_array = NO_TABLES
         if tablebases is not None:
             allowed = self._tb_filter(tablebases, allowed)
             self.tb_array = tablebases.search_array()

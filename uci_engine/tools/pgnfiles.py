@@ -6,6 +6,8 @@ Each engine move's comment holds ``score/depth time``: ``{+0.35/14 0.12s}`` with
 pawns from the mover's side, or ``{-M5/20 0.3s}`` for a mate."""
 import re
 
+#: White's points for each PGN result (a game without one, ``*``, is not in it)
+RESULT_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 #: a move comment's score in pawns and its depth (mates, ``+M5``, do not match)
 SCORE_RE = re.compile(r"^([+-]?\d+(?:\.\d+)?)/\d+")
 
