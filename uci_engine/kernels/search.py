@@ -532,7 +532,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                                      else params[LMR_MIN_MOVES])):
                 r = params[LMR_TABLE + min(depth, 63) * LMR_SIZE + min(searched, 63)]
                 if pv_node:
-                    r -= 1
+                    r -= 1 + root                   # the root one ply less (docs/nets.md, gen 4)
                 if cut_node:
                     r += 1
                 if not improving:
