@@ -44,7 +44,7 @@ def test_every_file_the_page_names_exists():
         paths = named_paths(fh.read())
     # what a new machine needs to resume is named (so this test cannot pass on an empty page)
     for need in ("scripts/remote_datagen.sh", "scripts/campaign_plot.py", "docs/campaign.png",
-                 "campaign/patches/mate-fix.patch", "scripts/train_nnue.py"):
+                 "campaign/patches/probcut.patch", "scripts/train_nnue.py"):
         assert need in paths, need
     assert any(p.startswith("campaign/nets/") and p.endswith(".f16.npz") for p in paths)
     missing = sorted(p for p in paths if not os.path.exists(os.path.join(ROOT, p)))
@@ -85,7 +85,7 @@ def test_the_waiting_patches_still_apply():
     """Each change that waits for its games as a patch (branches do not survive a new machine)
     still applies to the tree, alone; a change to the lines it touches must carry it along."""
     patches = sorted(os.listdir(os.path.join(ROOT, "campaign", "patches")))
-    assert "mate-fix.patch" in patches
+    assert "probcut.patch" in patches
     for name in patches:
         proc = subprocess.run(["git", "apply", "--check", f"campaign/patches/{name}"],
                               cwd=ROOT, capture_output=True, text=True)
