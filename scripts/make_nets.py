@@ -74,7 +74,7 @@ _GEN3_S6 = Data("gen3_5k_s6", "gen3_h128_o8", 5000, 6, 1_554_464)
 #: the trainer's options of generations 3 and 4 (generation 4 kept generation 3's recipe)
 _H128_O8 = ("--hidden", "128", "--output-buckets", "8", "--epochs", "15", "--batch", "16384",
             "--lr", "0.004", "--lambda", "0.0", "--mirror")
-#: docs/nets.md, generations 0-4 (gen3_h128_o8 is the default net, gen4_h128_o8 shipped beside it)
+#: docs/nets.md, generations 0-4 (gen4_h128_o8 is the default net)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
