@@ -155,10 +155,10 @@ def warm_tablebases():
     from .kernels import position as P
     from .kernels import state as SS
     from .kernels import tbdtz, tbprobe
-    from .tbfiles import empty_array
+    from .tbfiles import NO_TABLES
     st, mb = P.new_stack(32)
     parse_fen("8/8/8/8/8/8/8/K1k5 w - - 0 1", st, mb, 0)
-    mv, pos, none = SS.new_move_buffers(), np.zeros(8, dtype=np.int64), empty_array()
+    mv, pos, none = SS.new_move_buffers(), np.zeros(8, dtype=np.int64), NO_TABLES
     tbprobe.probe_wdl(none, st, mb, np.int64(0), mv, np.int64(0), pos)
     tbdtz.probe_dtz(none, none, st, mb, np.int64(0), mv, np.int64(0), pos)
 

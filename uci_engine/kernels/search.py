@@ -120,7 +120,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
     (:func:`uci_engine.params.pack`).
 
     ``tb``: the Syzygy WDL tables and probing options, int64[...] in the layout of
-    :mod:`.tbformat` (:class:`uci_engine.tbfiles.WdlTables`; ``tbfiles.empty_array()`` when no
+    :mod:`.tbformat` (:class:`uci_engine.tbfiles.WdlTables`; ``tbfiles.NO_TABLES`` when no
     tables are loaded: then ``tb[H_CARD]`` is 0 and nothing is probed)."""
     # Step 1. Node set-up: ply, PV length, node type; whether the side to move is in check
     # (known from the parent's move when it tested it), which decides pruning everywhere below.
