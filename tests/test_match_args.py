@@ -155,6 +155,16 @@ def test_defaults():
     assert cfg.openings is None and cfg.sprt is None and cfg.stall_timeout_ms == 15000
 
 
+def test_sprt_prior_takes_the_earlier_parts_counts():
+    cfg = P("-sprt", "elo0=0", "elo1=10", "alpha=0.05", "beta=0.05", "prior=8,87,152,78,18")
+    assert cfg.sprt.prior == (8, 87, 152, 78, 18)
+    assert cfg.sprt.combined([1, 2, 3, 4, 5]) == [9, 89, 155, 82, 23]
+    # the report's own format, brackets and spaces, is accepted too
+    cfg = P("-sprt", "elo0=0", "elo1=10", "alpha=0.05", "beta=0.05", "prior=[8, 87, 152, 78, 18]")
+    assert cfg.sprt.prior == (8, 87, 152, 78, 18)
+    assert P("-sprt", "elo0=0", "elo1=10", "alpha=0.05", "beta=0.05").sprt.prior == (0,) * 5
+
+
 def test_repeat_with_count_and_negative_sprt_bound():
     cfg = P("-repeat", "4", "-sprt", "elo0=-3", "elo1=1", "alpha=0.05", "beta=0.1", "model=logistic")
     assert cfg.repeat == 4 and cfg.sprt.elo0 == -3 and cfg.sprt.model == "logistic"
@@ -179,6 +189,10 @@ def test_repeat_with_count_and_negative_sprt_bound():
     (["-sprt", "elo0=0", "elo1=5", "alpha=0.05"], "beta="),
     (["-sprt", "elo0=0", "elo1=5", "alpha=2", "beta=0.05"], "alpha"),
     (["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05", "model=bayes"], "model="),
+    (["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05", "prior=1,2,3,4"], "prior="),
+    (["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05", "prior=1,2,-3,4,5"], "prior="),
+    (["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05", "prior=a,2,3,4,5"], "prior="),
+    (["-sprt", "elo0=0", "elo1=10", "alpha=0.05", "beta=0.05", "prior=0,0,10,50,200"], "prior="),
     (["-pgnout"], "-pgnout"),
     (["-pgnout", "x.pgn", "max"], "-pgnout"),
     (["-recover", "yes"], "-recover"),

@@ -172,3 +172,24 @@ def test_sprt_stops_match_and_prints_llr(tmp_path, capsys):
     assert "H1 was accepted" in out
     assert len(_finished(out)) < 100
     assert re.search(r"^Ptnml\(0-2\): \[0, 0, 0, 0, \d+\]", out, flags=re.M)
+
+
+def test_sprt_prior_resumes_a_stopped_test(capsys):
+    """With ``prior=`` the earlier parts' pairs count: one pair short of H1 before this run,
+    the first pair decides, and the report gives this run's counts and the combined ones."""
+    from uci_engine.tools.stats import sprt_status
+    need = next(n for n in range(1, 100)
+                if sprt_status(0, 400, 0.05, 0.05, [0, 0, 0, 0, n], "logistic").decision == "H1")
+    assert need >= 2
+    argv = (_engine("random_mover.py", "Random") + _engine("illegal_mover.py", "Faulty", "0")
+            + ["-each", "st=0.2", "-games", "2", "-rounds", "50", "-repeat", "-noprogress",
+               "-sprt", "elo0=0", "elo1=400", "alpha=0.05", "beta=0.05", "model=logistic",
+               f"prior=0,0,0,0,{need - 1}", "-ratinginterval", "0"])
+    rc = main(argv)
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "H1 was accepted" in out
+    assert len(_finished(out)) == 2
+    assert re.search(r"^Ptnml\(0-2\): \[0, 0, 0, 0, 1\]", out, flags=re.M)
+    assert re.search(rf"^Ptnml\(0-2\) with the earlier parts: \[0, 0, 0, 0, {need}\]", out,
+                     flags=re.M)

@@ -16,14 +16,18 @@ Supported (cutechess syntax)::
     -draw movenumber=N movecount=N score=CP
     -resign movecount=N score=CP [twosided=true|false]
     -maxmoves N
-    -sprt elo0=X elo1=Y alpha=A beta=B [model=normalized|logistic]
+    -sprt elo0=X elo1=Y alpha=A beta=B [model=normalized|logistic] [prior=P0,P1,P2,P3,P4]
     -tournament round-robin|gauntlet
     -recover  -ratinginterval N  -timemargin MS  -event NAME  -site NAME
     -variant standard  -wait MS  -debug
 
 Extensions (not in cutechess): ``-stalltimeout MS`` (how long an engine may ignore ``isready``
 / ``stop`` before it is declared stalled, default 15000 like cutechess's ping timer),
-``-noprogress`` (no tqdm bar), and ``model=`` in ``-sprt`` (fastchess's key).
+``-noprogress`` (no tqdm bar), ``model=`` in ``-sprt`` (fastchess's key), and ``prior=`` in
+``-sprt``: the pentanomial counts of the earlier parts of a stopped test that this run resumes
+(with a new ``-srand``). The SPRT then decides on the earlier parts and this run's pairs
+together, and stops the match when the combined LLR crosses a bound; the report gives this run's
+``Ptnml(0-2)`` line as usual and the combined one beside it.
 """
 
 from __future__ import annotations
@@ -112,6 +116,12 @@ class SprtSpec:
     alpha: float
     beta: float
     model: str = "normalized"
+    #: pentanomial counts of earlier parts of the same test, added to this run's for the LLR
+    prior: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+    def combined(self, penta) -> list[int]:
+        """This run's pentanomial counts ``penta`` (5 ints) plus the earlier parts'."""
+        return [a + b for a, b in zip(penta, self.prior)]
 
 
 @dataclass
@@ -394,17 +404,26 @@ def parse_args(argv: list[str], check_files: bool = True) -> MatchConfig:
             cfg.resign = ResignAdjudication(_int(d["movecount"], "-resign movecount=", 1),
                                             _int(d["score"], "-resign score=", 0), two == "true")
         elif opt == "-sprt":
-            d = _keyed(vals, "-sprt", {"elo0", "elo1", "alpha", "beta", "model"},
+            d = _keyed(vals, "-sprt", {"elo0", "elo1", "alpha", "beta", "model", "prior"},
                        {"elo0", "elo1", "alpha", "beta"})
             sp = SprtSpec(_float(d["elo0"], "-sprt elo0="), _float(d["elo1"], "-sprt elo1="),
                           _float(d["alpha"], "-sprt alpha="), _float(d["beta"], "-sprt beta="),
                           d.get("model", "normalized"))
+            if "prior" in d:
+                sp.prior = _pentanomial(d["prior"], "-sprt prior=")
             if sp.model not in ("normalized", "logistic"):
                 raise ArgError(f"-sprt model=: expected normalized or logistic, got {sp.model!r}")
             if not sp.elo0 < sp.elo1:
                 raise ArgError("-sprt: elo0 must be less than elo1")
             if not (0 < sp.alpha < 1 and 0 < sp.beta < 1 and sp.alpha + sp.beta < 1):
                 raise ArgError("-sprt: need 0 < alpha, beta < 1 and alpha + beta < 1")
+            if any(sp.prior):
+                from . import stats
+                st = stats.sprt_status(sp.elo0, sp.elo1, sp.alpha, sp.beta, list(sp.prior),
+                                       sp.model)
+                if st.decision is not None:
+                    raise ArgError(f"-sprt prior=: the earlier parts already decide the test "
+                                   f"({st.decision}, LLR {st.llr:.2f})")
             cfg.sprt = sp
         elif opt in ("-event", "-site"):
             if not vals:
@@ -445,6 +464,17 @@ def parse_args(argv: list[str], check_files: bool = True) -> MatchConfig:
         if not Path(cfg.openings.file).is_file():
             raise ArgError(f"-openings file={cfg.openings.file}: no such file")
     return cfg
+
+
+def _pentanomial(v: str, what: str) -> tuple[int, int, int, int, int]:
+    """Five non-negative pair counts ``a,b,c,d,e`` (pentanomial 0-2, as the report prints them;
+    brackets and spaces allowed)."""
+    parts = [x.strip() for x in v.strip().strip("[]").split(",")]
+    if len(parts) != 5 or not all(x.isdigit() for x in parts):
+        raise ArgError(f"{what}: expected five non-negative pair counts like 8,87,152,78,18, "
+                       f"got {v!r}")
+    a, b, c, d, e = (int(x) for x in parts)
+    return a, b, c, d, e
 
 
 def _keyed(vals: list[str], opt: str, allowed: set[str], required: set[str]) -> dict[str, str]:

@@ -63,10 +63,21 @@ def format_results(cfg: MatchConfig, res: MatchResult) -> list[str]:
 
 
 def format_sprt(cfg: MatchConfig, res: MatchResult) -> list[str]:
-    """fastchess's ``LLR: x (lower, upper) [elo0, elo1]`` and cutechess's ``SPRT:`` line."""
+    """fastchess's ``LLR: x (lower, upper) [elo0, elo1]`` and cutechess's ``SPRT:`` line; with
+    ``-sprt prior=`` first the counts of the earlier parts and this run together (the LLR is
+    theirs)."""
     sp = cfg.sprt
-    st = res.sprt or stats.sprt_status(sp.elo0, sp.elo1, sp.alpha, sp.beta, res.penta, sp.model)
-    out = [f"LLR: {st.llr:.2f} ({st.lower:.2f}, {st.upper:.2f}) [{sp.elo0:.2f}, {sp.elo1:.2f}]"]
+    penta = sp.combined(res.penta)
+    st = res.sprt or stats.sprt_status(sp.elo0, sp.elo1, sp.alpha, sp.beta, penta, sp.model)
+    out = []
+    if any(sp.prior):
+        line = f"Ptnml(0-2) with the earlier parts: [{', '.join(str(x) for x in penta)}]"
+        if sum(penta):
+            pe = stats.elo_pentanomial(penta)
+            line += (f", Elo (pentanomial): {_fmt(pe.elo, 2)} +/- {_fmt(pe.error, 2)}, "
+                     f"nElo: {_fmt(pe.nelo, 2)} +/- {_fmt(pe.nelo_error, 2)}")
+        out.append(line)
+    out.append(f"LLR: {st.llr:.2f} ({st.lower:.2f}, {st.upper:.2f}) [{sp.elo0:.2f}, {sp.elo1:.2f}]")
     pct = 100.0 * st.llr / st.upper if st.upper else 0.0
     line = f"SPRT: llr {st.llr:.3g} ({pct:.1f}%), lbound {st.lower:.3g}, ubound {st.upper:.3g}"
     if st.decision == "H0":

@@ -155,7 +155,8 @@ class Tournament:
             f"[{(p0.wins + 0.5 * p0.draws) / g:.3f}] {g}")
         if cfg.sprt:
             sp = cfg.sprt
-            res.sprt = stats.sprt_status(sp.elo0, sp.elo1, sp.alpha, sp.beta, res.penta, sp.model)
+            res.sprt = stats.sprt_status(sp.elo0, sp.elo1, sp.alpha, sp.beta,
+                                         sp.combined(res.penta), sp.model)
         if cfg.ratinginterval and self.finished % cfg.ratinginterval == 0 \
                 and self.finished < self.total:
             for line in format_results(cfg, res):
