@@ -48,7 +48,8 @@ net, small enough to commit; the ``.ckpt`` with its Adam moments stays local). `
 starts a training from such a file, or from a quantised net file (``.nnue``, its integers divided
 by QA and QB again), instead of from random weights: a lost data set then costs the hours to
 play new data, not the generation. The architecture must be the one asked for; the optimiser
-starts afresh.
+starts afresh. The record's ``init_val_loss`` is the start's own loss on the held-out positions,
+before any step: the figure a fine-tuned candidate must beat (``--epochs 0`` measures only that).
 
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
 value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
@@ -486,6 +487,12 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     steps_per_epoch = math.ceil(len(train_idx) / batch)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * steps_per_epoch,
                                                        eta_min=lr * 0.01)
+    # the start's own loss on the held-out games: what the training must beat (a fine-tuned
+    # candidate against its parent, docs/campaign.md)
+    init_val = None
+    if started_from and n_val:
+        model.eval()
+        init_val = evaluate_loss(model, rec, val_idx, lam, batch, wdl_scale)
     ckpt = out + ".ckpt"
     first_epoch = 0
     history = []
@@ -533,7 +540,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
               "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "mirror": bool(mirror),
-              "init": started_from, "float_weights": os.path.abspath(float_weights_path(out)),
+              "init": started_from, "init_val_loss": init_val,
+              "float_weights": os.path.abspath(float_weights_path(out)),
               "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
               "history": history, "commit": _commit(), "net": os.path.abspath(out),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
@@ -583,8 +591,13 @@ def main(argv=None):
                       mirror=args.mirror, keep_noisy=args.keep_noisy,
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
                       init=args.init)
-    last = record["history"][-1]
-    print(f"wrote {args.out}: train loss {last['train_loss']:.5f}, val loss {last['val_loss']}")
+    line = f"wrote {args.out}"
+    if record["history"]:
+        last = record["history"][-1]
+        line += f": train loss {last['train_loss']:.5f}, val loss {last['val_loss']}"
+    if record["init_val_loss"] is not None:
+        line += f"; the start's val loss {record['init_val_loss']}"
+    print(line)
 
 
 if __name__ == "__main__":

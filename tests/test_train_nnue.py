@@ -313,6 +313,7 @@ def test_init_from_a_net_file_starts_at_that_net(tmp_path, arch):
     _, record = T.train([str(data)], out, epochs=0, progress=False, init=str(tmp_path / "src.nnue"),
                         **arch)
     assert record["init"]["kind"] == "net" and record["init"]["path"].endswith("src.nnue")
+    assert record["history"] == [] and np.isfinite(record["init_val_loss"])
     for path in (out, None):
         if path is None:        # from the float16 file of the first run
             path = str(tmp_path / "third.nnue")
@@ -322,6 +323,21 @@ def test_init_from_a_net_file_starts_at_that_net(tmp_path, arch):
         assert np.array_equal(got.w_ft, src.w_ft) and np.array_equal(got.b_ft, src.b_ft)
         assert np.array_equal(got.w_out, src.w_out) and got.out_biases == src.out_biases
         assert got.king_map == src.king_map
+
+
+def test_init_val_loss_is_the_starts_loss_on_the_held_out_tail(tmp_path, trained):
+    """The record's ``init_val_loss`` is the start's loss on the validation positions: from a
+    run's own float weights, one epoch at a learning rate too small to move a weight ends at the
+    same validation loss; a run without ``--init`` has none."""
+    data, out, _, record = trained
+    assert record["init_val_loss"] is None
+    again = str(tmp_path / "again.nnue")
+    _, rec2 = T.train([str(data)], again, hidden=32, epochs=1, batch=128, lr=1e-12, lam=0.3,
+                      val=0.05, seed=3, progress=False, init=T.float_weights_path(out),
+                      wdl_scale=record["wdl_scale"])
+    assert rec2["init_val_loss"] == pytest.approx(rec2["history"][-1]["val_loss"], rel=1e-6)
+    # the float16 start is the first run's model rounded, so close to its last validation loss
+    assert rec2["init_val_loss"] == pytest.approx(record["history"][-1]["val_loss"], rel=0.02)
 
 
 @pytest.mark.parametrize("arch", [dict(hidden=16), dict(hidden=32, output_buckets=8),
