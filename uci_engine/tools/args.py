@@ -38,6 +38,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import stats
 from .tc import TimeControl, TimeControlError, parse_st, parse_tc
 
 __all__ = ["ArgError", "EngineSpec", "MatchConfig", "DrawAdjudication", "ResignAdjudication",
@@ -418,7 +419,6 @@ def parse_args(argv: list[str], check_files: bool = True) -> MatchConfig:
             if not (0 < sp.alpha < 1 and 0 < sp.beta < 1 and sp.alpha + sp.beta < 1):
                 raise ArgError("-sprt: need 0 < alpha, beta < 1 and alpha + beta < 1")
             if any(sp.prior):
-                from . import stats
                 st = stats.sprt_status(sp.elo0, sp.elo1, sp.alpha, sp.beta, list(sp.prior),
                                        sp.model)
                 if st.decision is not None:

@@ -41,10 +41,7 @@ def format_results(cfg: MatchConfig, res: MatchResult) -> list[str]:
         lines.append(f"Elo difference: {_fmt(e.elo)} +/- {_fmt(e.error)}, LOS: {los:.1f} %, "
                      f"DrawRatio: {100.0 * p.draws / p.games:.1f} %")
         if sum(res.penta):
-            pe = stats.elo_pentanomial(res.penta)
-            lines.append(f"Ptnml(0-2): [{', '.join(str(x) for x in res.penta)}], "
-                         f"Elo (pentanomial): {_fmt(pe.elo, 2)} +/- {_fmt(pe.error, 2)}, "
-                         f"nElo: {_fmt(pe.nelo, 2)} +/- {_fmt(pe.nelo_error, 2)}")
+            lines.append(_ptnml_line("Ptnml(0-2)", res.penta))
         if cfg.sprt:
             lines.extend(format_sprt(cfg, res))
         return lines
@@ -62,6 +59,14 @@ def format_results(cfg: MatchConfig, res: MatchResult) -> list[str]:
     return lines
 
 
+def _ptnml_line(label: str, penta) -> str:
+    """fastchess's pentanomial line: ``LABEL: [counts], Elo (pentanomial): ..., nElo: ...``."""
+    pe = stats.elo_pentanomial(penta)
+    return (f"{label}: [{', '.join(str(x) for x in penta)}], "
+            f"Elo (pentanomial): {_fmt(pe.elo, 2)} +/- {_fmt(pe.error, 2)}, "
+            f"nElo: {_fmt(pe.nelo, 2)} +/- {_fmt(pe.nelo_error, 2)}")
+
+
 def format_sprt(cfg: MatchConfig, res: MatchResult) -> list[str]:
     """fastchess's ``LLR: x (lower, upper) [elo0, elo1]`` and cutechess's ``SPRT:`` line; with
     ``-sprt prior=`` first the counts of the earlier parts and this run together (the LLR is
@@ -71,12 +76,7 @@ def format_sprt(cfg: MatchConfig, res: MatchResult) -> list[str]:
     st = res.sprt or stats.sprt_status(sp.elo0, sp.elo1, sp.alpha, sp.beta, penta, sp.model)
     out = []
     if any(sp.prior):
-        line = f"Ptnml(0-2) with the earlier parts: [{', '.join(str(x) for x in penta)}]"
-        if sum(penta):
-            pe = stats.elo_pentanomial(penta)
-            line += (f", Elo (pentanomial): {_fmt(pe.elo, 2)} +/- {_fmt(pe.error, 2)}, "
-                     f"nElo: {_fmt(pe.nelo, 2)} +/- {_fmt(pe.nelo_error, 2)}")
-        out.append(line)
+        out.append(_ptnml_line("Ptnml(0-2) with the earlier parts", penta))
     out.append(f"LLR: {st.llr:.2f} ({st.lower:.2f}, {st.upper:.2f}) [{sp.elo0:.2f}, {sp.elo1:.2f}]")
     pct = 100.0 * st.llr / st.upper if st.upper else 0.0
     line = f"SPRT: llr {st.llr:.3g} ({pct:.1f}%), lbound {st.lower:.3g}, ubound {st.upper:.3g}"
