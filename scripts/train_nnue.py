@@ -51,6 +51,18 @@ play new data, not the generation. The architecture must be the one asked for; t
 starts afresh. The record's ``init_val_loss`` is the start's own loss on the held-out positions,
 before any step: the figure a fine-tuned candidate must beat (``--epochs 0`` measures only that).
 
+``--widen`` (with ``--init``) lets the start be a smaller net of the plain layout or of the same
+king-bucket map, with the same activation and output buckets: a bigger net then begins where a
+trained one stands instead of from random weights, which matters while the data is scarce for
+its size (function-preserving growth, Net2Net: Chen, Goodfellow and Shlens, 2016). The start's
+hidden neurons keep their weights; each new neuron keeps the model's fresh random input weights
+and gets output weights of zero, so the output is unchanged and the new neurons still learn
+(their output weights' gradients are their activations times the error). A plain start goes to
+king buckets by copying its 768 input rows into every bucket, averaged with the rows of the
+a<->h mirrored squares, since a bucketed perspective whose king stands on files e-h sees its
+board mirrored: a start that is itself mirror-symmetric (as ``--mirror`` makes a net, nearly)
+gives the same output, exactly when it is symmetric.
+
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
 value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
 (scipy ``minimize_scalar``, as ``K`` in Texel tuning). Then the two halves of the target agree
@@ -66,6 +78,7 @@ Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.
            [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
            [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy] [--init PATH]
+           [--widen]
 """
 import argparse
 import json
@@ -367,13 +380,37 @@ def save_float_weights(model, path):
     os.replace(tmp, path)
 
 
-def init_weights(model, path):
+def widen_weights(model, w_ft, b_ft, w_out, src_hidden, src_plain):
+    """The float weights of a smaller start grown to ``model``'s size (``--widen``, the module
+    docstring): ``w_ft`` float[768 x K0, H0], ``b_ft`` float[H0] and ``w_out`` float[B, 2 H0]
+    of a start with ``src_hidden`` = H0 neurons, of the plain layout when ``src_plain`` (K0 = 1)
+    or else of the model's own king-bucket map. Returns ``(w_ft, b_ft, w_out)`` of the model's
+    shapes, float64: neurons H0.. keep the model's current (fresh random) input weights and
+    biases, with zero output weights."""
+    H0, H = src_hidden, model.hidden
+    if src_plain and model.layout != LAYOUT_PLAIN:
+        mirrored = np.arange(N_FEATURES) ^ FILE_MIRROR
+        w_ft = np.tile((w_ft + w_ft[mirrored]) / 2, (model.n_inputs // N_FEATURES, 1))
+    ft = model.ft.weight.detach().numpy()[:model.n_inputs].astype(np.float64)
+    ft[:, :H0] = w_ft
+    bias = model.ft_bias.detach().numpy().astype(np.float64)
+    bias[:H0] = b_ft
+    out = np.zeros((w_out.shape[0], 2 * H))
+    out[:, :H0] = w_out[:, :H0]             # the side to move's half
+    out[:, H:H + H0] = w_out[:, H0:]        # the other side's half
+    return ft, bias, out
+
+
+def init_weights(model, path, widen=False):
     """Set ``model``'s float weights from ``path``: a float-weights file of
     :func:`save_float_weights`, or a quantised net file (``.nnue``; ``w_ft`` and ``b_ft``
     divided by QA, ``w_out`` by QB, the output biases by QA * QB, the inverse of
-    :func:`quantise`). Returns a dict naming the file, its SHA-256 and its kind, for the record.
-    Raises ValueError when the file's architecture differs from the model's, and OSError or
-    ValueError for a file that cannot be read."""
+    :func:`quantise`). With ``widen``, a smaller start of the plain layout or the model's
+    king-bucket map is grown to the model (:func:`widen_weights`). Returns a dict naming the
+    file, its SHA-256 and its kind (and ``widened_from``, the start's architecture, when it was
+    grown), for the record. Raises ValueError when the file's architecture differs from the
+    model's (with ``widen``: when it cannot be grown to it), and OSError or ValueError for a
+    file that cannot be read."""
     import hashlib
     import torch
     with open(path, "rb") as fh:
@@ -383,9 +420,11 @@ def init_weights(model, path):
         net = load_net(path)
         same_inputs = (net.layout == model.layout
                        and tuple(net.king_map) == tuple(int(x) for x in model.king_map))
+        src_plain = net.layout == LAYOUT_PLAIN
         have = {"hidden": net.hidden, "output_buckets": net.output_buckets,
                 "activation": {v: k for k, v in ACTIVATIONS.items()}.get(net.activation),
-                "king_buckets": model.king_buckets if same_inputs else net.architecture()}
+                "king_buckets": (model.king_buckets if same_inputs
+                                 else "none" if src_plain else net.architecture())}
         w_ft = net.w_ft.astype(np.float64) / net.qa
         b_ft = net.b_ft.astype(np.float64) / net.qa
         w_out = net.w_out.astype(np.float64).reshape(net.output_buckets, 2 * net.hidden) / net.qb
@@ -396,8 +435,21 @@ def init_weights(model, path):
             have = json.loads(str(z["architecture"]))
             w_ft, b_ft, w_out, b_out = (z[k].astype(np.float64)
                                         for k in ("w_ft", "b_ft", "w_out", "b_out"))
+        src_plain = have.get("king_buckets") == "none"
         kind = "float16 weights"
-    if have != want:
+    widened = None
+    if widen and have != want:
+        growable = (have["activation"] == want["activation"]
+                    and have["output_buckets"] == want["output_buckets"]
+                    and have["hidden"] <= want["hidden"]
+                    and (src_plain or have["king_buckets"] == want["king_buckets"]))
+        if not growable:
+            raise ValueError(f"{path}: architecture {have} cannot be grown to {want} (the same "
+                             "activation and output buckets, no more hidden neurons, the plain "
+                             "layout or the same king buckets)")
+        w_ft, b_ft, w_out = widen_weights(model, w_ft, b_ft, w_out, have["hidden"], src_plain)
+        widened = have
+    elif have != want:
         raise ValueError(f"{path}: architecture {have} is not the one being trained {want}")
     with torch.no_grad():
         model.ft.weight[:model.n_inputs] = torch.from_numpy(w_ft).to(model.ft.weight.dtype)
@@ -405,7 +457,10 @@ def init_weights(model, path):
         model.ft_bias.copy_(torch.from_numpy(b_ft))
         model.out.weight.copy_(torch.from_numpy(w_out))
         model.out.bias.copy_(torch.from_numpy(b_out))
-    return {"path": os.path.abspath(path), "sha256": sha, "kind": kind}
+    started = {"path": os.path.abspath(path), "sha256": sha, "kind": kind}
+    if widened is not None:
+        started["widened_from"] = widened
+    return started
 
 
 def evaluate_loss(model, rec, idx, lam, batch, wdl_scale=WDL_SCALE):
@@ -452,7 +507,7 @@ def data_provenance(paths):
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
           wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
-          init=None):
+          init=None, widen=False):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
@@ -460,7 +515,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     game-record files also give positions whose best move is noisy. ``output_buckets`` and
     ``king_buckets`` (a name of ``nnue_consts.KING_MAPS`` or "none"): the architecture.
     ``init``: a float-weights or net file the model starts from (:func:`init_weights`; ignored
-    when ``resume`` finds a checkpoint). Also writes the float weights
+    when ``resume`` finds a checkpoint); ``widen``: it may be a smaller net, grown to this one
+    (:func:`widen_weights`). Also writes the float weights
     (:func:`float_weights_path`)."""
     import torch
     from tqdm import tqdm
@@ -471,7 +527,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     torch.set_num_threads(threads)
     model = make_model(hidden, activation, output_buckets, king_buckets)
     # a start the architecture refuses fails here too, before the data is converted
-    started_from = init_weights(model, init) if init else None
+    started_from = init_weights(model, init, widen) if init else None
     recs = load_records(data, bin_dir, keep_noisy)
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)
@@ -582,15 +638,20 @@ def main(argv=None):
                          "promotion (text files hold what datagen kept)")
     ap.add_argument("--init", help="start from these weights: a float-weights file (.f16.npz, "
                                    "written beside every net) or a net file (.nnue)")
+    ap.add_argument("--widen", action="store_true",
+                    help="--init may be a smaller net (fewer hidden neurons, or the plain "
+                         "layout where king buckets are asked for): grow it to this one")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if args.widen and not args.init:
+        ap.error("--widen needs --init")
     wdl_scale = None if args.wdl_scale == "fit" else float(args.wdl_scale)
     _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
                       progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale,
                       mirror=args.mirror, keep_noisy=args.keep_noisy,
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
-                      init=args.init)
+                      init=args.init, widen=args.widen)
     line = f"wrote {args.out}"
     if record["history"]:
         last = record["history"][-1]

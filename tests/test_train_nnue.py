@@ -353,3 +353,100 @@ def test_init_refuses_another_architecture(tmp_path, arch):
     # refused before the data was even converted
     assert not (tmp_path / "x.nnue").exists()
     assert not (tmp_path / "sample.txt.nnuebin.npy").exists()
+
+
+# --- --widen: a bigger net starts where a smaller one stands -----------------------------------
+def _outputs(model, data):
+    """The model's raw outputs (float64[N]) on every position of ``data``."""
+    rec = np.asarray(T.load_records([data])[0])
+    model.eval()
+    with torch.no_grad():
+        stm, ntm, bucket, _, _ = T.batch_tensors(rec, np.arange(len(rec)), model=model)
+        return model(stm, ntm, bucket).double().numpy()
+
+
+def _symmetric(net):
+    """``net`` (plain layout) with every input row of a square on files e-h replaced by the row
+    of its a<->h mirror: the mirror-symmetric net a bucketed layout can hold exactly."""
+    f = np.arange(768)
+    right = (f & 7) >= 4
+    net.w_ft[right] = net.w_ft[f[right] ^ 7]
+    return net
+
+
+@pytest.mark.parametrize("grow", [dict(hidden=48),
+                                  dict(hidden=48, king_buckets="ranks4"),
+                                  dict(hidden=32, king_buckets="wing8")])
+def test_widen_keeps_the_output_of_the_start(tmp_path, grow):
+    """``--widen``: a plain (768 -> 32) x 2 -> 8 start grown to more neurons and/or king buckets
+    gives the same output on every sample position (the start mirror-symmetric, as a bucketed
+    layout needs), the new neurons' output weights are zero and their input weights are not
+    (they can learn), and the record names the start's architecture."""
+    from uci_engine.nnue_file import random_net, save_net
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    src = _symmetric(random_net(32, seed=5, ft_range=1.0, out_range=1.0, output_buckets=8))
+    save_net(str(tmp_path / "src.nnue"), src)
+    small = T.make_model(32, output_buckets=8)
+    T.init_weights(small, str(tmp_path / "src.nnue"))
+    big = T.make_model(grow["hidden"], output_buckets=8,
+                       king_buckets=grow.get("king_buckets", "none"))
+    started = T.init_weights(big, str(tmp_path / "src.nnue"), widen=True)
+    assert started["widened_from"] == {"hidden": 32, "activation": "screlu", "output_buckets": 8,
+                                       "king_buckets": "none"}
+    np.testing.assert_allclose(_outputs(big, data), _outputs(small, data), rtol=0, atol=1e-5)
+    h = grow["hidden"]
+    w_out = big.out.weight.detach().numpy()
+    assert not w_out[:, 32:h].any() and not w_out[:, h + 32:].any()
+    if h > 32:
+        assert big.ft.weight.detach().numpy()[:big.n_inputs, 32:].std() > 0.01
+
+
+def test_widen_from_an_asymmetric_start_averages_the_mirrored_rows(tmp_path):
+    """A plain start that is not mirror-symmetric goes into every king bucket as the mean of
+    each row and its a<->h mirror's."""
+    from uci_engine.nnue_file import random_net, save_net
+    src = random_net(16, seed=7, ft_range=1.0, out_range=1.0)
+    save_net(str(tmp_path / "src.nnue"), src)
+    big = T.make_model(16, king_buckets="ranks4")
+    T.init_weights(big, str(tmp_path / "src.nnue"), widen=True)
+    w = src.w_ft.astype(np.float64) / src.qa
+    want = (w + w[np.arange(768) ^ 7]) / 2
+    got = big.ft.weight.detach().double().numpy()[:big.n_inputs].reshape(-1, 768, 16)
+    assert got.shape[0] == 4
+    for bucket in got:
+        np.testing.assert_allclose(bucket, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("src_arch, arch", [
+    (dict(hidden=32), dict(hidden=16)),                                     # fewer neurons
+    (dict(hidden=32), dict(hidden=32, output_buckets=8)),                   # other buckets
+    (dict(hidden=32, king_map="ranks4"), dict(hidden=48, king_buckets="wing8")),   # other map
+    (dict(hidden=32, king_map="ranks4"), dict(hidden=48)),                  # buckets to plain
+])
+def test_widen_refuses_what_cannot_grow(tmp_path, src_arch, arch):
+    from uci_engine.nnue_file import random_net, save_net
+    data = tmp_path / "sample.txt"
+    shutil.copy(SAMPLE, data)
+    save_net(str(tmp_path / "src.nnue"), random_net(seed=5, **src_arch))
+    with pytest.raises(ValueError, match="cannot be grown"):
+        T.train([str(data)], str(tmp_path / "x.nnue"), epochs=0, progress=False,
+                init=str(tmp_path / "src.nnue"), widen=True, **arch)
+    assert not (tmp_path / "sample.txt.nnuebin.npy").exists()
+
+
+def test_widen_from_float_weights_and_the_cli_needs_init(tmp_path, trained, capsys):
+    """A run's float weights grow too (the record of the grown run names them), and
+    ``--widen`` without ``--init`` is a usage error."""
+    data, out, model, record = trained
+    again = str(tmp_path / "big.nnue")
+    _, rec2 = T.train([data], again, hidden=48, epochs=0, lam=0.3, val=0.05, progress=False,
+                      init=T.float_weights_path(out), widen=True,
+                      wdl_scale=record["wdl_scale"])
+    assert rec2["init"]["kind"] == "float16 weights"
+    assert rec2["init"]["widened_from"]["hidden"] == 32
+    # the grown start predicts the held-out tail as the float16 start does
+    assert rec2["init_val_loss"] == pytest.approx(record["history"][-1]["val_loss"], rel=0.02)
+    with pytest.raises(SystemExit):
+        T.main([data, "--out", str(tmp_path / "y.nnue"), "--widen"])
+    assert "--widen needs --init" in capsys.readouterr().err
