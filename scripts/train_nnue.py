@@ -58,10 +58,12 @@ its size (function-preserving growth, Net2Net: Chen, Goodfellow and Shlens, 2016
 hidden neurons keep their weights; each new neuron keeps the model's fresh random input weights
 and gets output weights of zero, so the output is unchanged and the new neurons still learn
 (their output weights' gradients are their activations times the error). A plain start goes to
-king buckets by copying its 768 input rows into every bucket, averaged with the rows of the
-a<->h mirrored squares, since a bucketed perspective whose king stands on files e-h sees its
-board mirrored: a start that is itself mirror-symmetric (as ``--mirror`` makes a net, nearly)
-gives the same output, exactly when it is symmetric.
+king buckets by copying its 768 input rows into every bucket. A bucketed perspective whose king
+stands on files e-h sees its board mirrored a<->h, so the grown net gives the start's output
+exactly while both kings stand on files a-d, and otherwise the start's output on the mirrored
+board: the same for a start that is symmetric under the mirror. ``--mirror`` makes a net nearly
+so as a function on positions without castling rights, though not neuron by neuron (a neuron's
+mirror image is another neuron), so averaging each row with its mirror's would destroy it.
 
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
 value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
@@ -389,8 +391,7 @@ def widen_weights(model, w_ft, b_ft, w_out, src_hidden, src_plain):
     biases, with zero output weights."""
     H0, H = src_hidden, model.hidden
     if src_plain and model.layout != LAYOUT_PLAIN:
-        mirrored = np.arange(N_FEATURES) ^ FILE_MIRROR
-        w_ft = np.tile((w_ft + w_ft[mirrored]) / 2, (model.n_inputs // N_FEATURES, 1))
+        w_ft = np.tile(w_ft, (model.n_inputs // N_FEATURES, 1))     # the same rows a bucket
     ft = model.ft.weight.detach().numpy()[:model.n_inputs].astype(np.float64)
     ft[:, :H0] = w_ft
     bias = model.ft_bias.detach().numpy().astype(np.float64)

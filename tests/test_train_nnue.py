@@ -402,20 +402,28 @@ def test_widen_keeps_the_output_of_the_start(tmp_path, grow):
         assert big.ft.weight.detach().numpy()[:big.n_inputs, 32:].std() > 0.01
 
 
-def test_widen_from_an_asymmetric_start_averages_the_mirrored_rows(tmp_path):
-    """A plain start that is not mirror-symmetric goes into every king bucket as the mean of
-    each row and its a<->h mirror's."""
+def test_widen_from_an_asymmetric_start_is_exact_while_the_kings_stand_on_files_a_to_d(
+        tmp_path):
+    """A plain start that is not mirror-symmetric goes into every king bucket unchanged: the
+    grown net gives its output on the sample positions whose two kings stand on files a-d (no
+    perspective mirrored), and another output elsewhere."""
     from uci_engine.nnue_file import random_net, save_net
-    src = random_net(16, seed=7, ft_range=1.0, out_range=1.0)
-    save_net(str(tmp_path / "src.nnue"), src)
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    save_net(str(tmp_path / "src.nnue"), random_net(16, seed=7, ft_range=1.0, out_range=1.0))
+    small = T.make_model(16)
+    T.init_weights(small, str(tmp_path / "src.nnue"))
     big = T.make_model(16, king_buckets="ranks4")
     T.init_weights(big, str(tmp_path / "src.nnue"), widen=True)
-    w = src.w_ft.astype(np.float64) / src.qa
-    want = (w + w[np.arange(768) ^ 7]) / 2
-    got = big.ft.weight.detach().double().numpy()[:big.n_inputs].reshape(-1, 768, 16)
-    assert got.shape[0] == 4
-    for bucket in got:
-        np.testing.assert_allclose(bucket, want, atol=1e-6)
+    w = small.ft.weight.detach().numpy()[:768]
+    got = big.ft.weight.detach().numpy()[:big.n_inputs].reshape(4, 768, 16)
+    assert all(np.array_equal(bucket, w) for bucket in got)
+    west = np.array([all(chess.square_file(board.king(c)) < 4 for c in chess.COLORS)
+                     for board in (chess.Board(fen.strip()) for fen, _, _ in _lines())])
+    assert 100 < west.sum() < len(west) - 100
+    a, b = _outputs(big, data), _outputs(small, data)
+    np.testing.assert_allclose(a[west], b[west], rtol=0, atol=1e-5)
+    assert np.abs(a[~west] - b[~west]).max() > 1e-3
 
 
 @pytest.mark.parametrize("src_arch, arch", [
