@@ -422,11 +422,11 @@ def init_weights(model, path, widen=False):
         net = load_net(path)
         same_inputs = (net.layout == model.layout
                        and tuple(net.king_map) == tuple(int(x) for x in model.king_map))
-        src_plain = net.layout == LAYOUT_PLAIN
         have = {"hidden": net.hidden, "output_buckets": net.output_buckets,
                 "activation": {v: k for k, v in ACTIVATIONS.items()}.get(net.activation),
                 "king_buckets": (model.king_buckets if same_inputs
-                                 else "none" if src_plain else net.architecture())}
+                                 else "none" if net.layout == LAYOUT_PLAIN
+                                 else net.architecture())}
         w_ft = net.w_ft.astype(np.float64) / net.qa
         b_ft = net.b_ft.astype(np.float64) / net.qa
         w_out = net.w_out.astype(np.float64).reshape(net.output_buckets, 2 * net.hidden) / net.qb
@@ -437,8 +437,8 @@ def init_weights(model, path, widen=False):
             have = json.loads(str(z["architecture"]))
             w_ft, b_ft, w_out, b_out = (z[k].astype(np.float64)
                                         for k in ("w_ft", "b_ft", "w_out", "b_out"))
-        src_plain = have.get("king_buckets") == "none"
         kind = "float16 weights"
+    src_plain = have.get("king_buckets") == "none"
     widened = None
     if widen and have != want:
         growable = (have["activation"] == want["activation"]
