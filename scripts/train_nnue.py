@@ -66,6 +66,14 @@ perspectives mirrored, which a plain net is not trained to match (generation 5d 
 its mirror's does worse (0.00962): ``--mirror`` makes a net nearly symmetric as a function, not
 neuron by neuron (a neuron's mirror image is another neuron).
 
+``--factorise`` (with king buckets) trains each input twice over: its row in its king bucket's
+block and a shared factor row for the same piece on the same (mirrored) square, whatever the
+bucket. The net file holds their sum, so the engine sees the same architecture. Every position
+then teaches the factor, which the buckets refine: a remedy for king buckets' hunger for data
+(Stockfish's nnue-pytorch "feature factorization" with virtual features, docs/nnue.md; bullet's
+factorised king buckets, whose factor also starts at zero). A start from ``--init`` goes into
+the bucket rows, with the factor at zero, so it is exact.
+
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
 value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
 (scipy ``minimize_scalar``, as ``K`` in Texel tuning). Then the two halves of the target agree
@@ -81,7 +89,7 @@ Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.
            [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
            [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy] [--init PATH]
-           [--widen]
+           [--widen] [--factorise]
 """
 import argparse
 import json
@@ -207,18 +215,27 @@ def load_records(paths, bin_dir=None, keep_noisy=False):
 
 
 # --- model ------------------------------------------------------------------------------------
-def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none"):
+def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none",
+               factorise=False):
     """The float model (torch Module) of a ``(768 x K -> hidden) x 2 -> output_buckets`` net;
-    ``king_buckets`` names its king map ("none": the plain layout)."""
+    ``king_buckets`` names its king map ("none": the plain layout). ``factorise`` (king buckets
+    only, the module docstring) adds the 768 shared factor rows. Raises ValueError for a
+    factoriser without king buckets."""
     import torch
     layout, king_map = input_layout_of(king_buckets)
+    if factorise and layout == LAYOUT_PLAIN:
+        raise ValueError("the factoriser needs king buckets (--king-buckets)")
     king_map = np.array(king_map, dtype=np.int64)
     n_inputs = N_FEATURES * (int(king_map.max()) + 1)
+    n_rows = n_inputs + (N_FEATURES if factorise else 0)    # the factor rows follow the buckets
 
     class NNUE(torch.nn.Module):
         """Float model of the engine's net: ``forward(stm_idx, ntm_idx, bucket)`` (long[N, 32]
-        indices of :meth:`inputs`, ``n_inputs`` = padding; long[N] output buckets) -> raw
-        output (float[N]); centipawns = raw * OUTPUT_SCALE."""
+        indices of :meth:`inputs`, long[N, 64] with the factoriser; ``pad`` = padding; long[N]
+        output buckets) -> raw output (float[N]); centipawns = raw * OUTPUT_SCALE. The
+        embedding ``ft`` holds the ``n_inputs`` rows of the net's inputs, then with the
+        factoriser the 768 factor rows, then the padding row; :meth:`ft_weights` gives the
+        net's merged input weights."""
 
         def __init__(self):
             super().__init__()
@@ -229,27 +246,49 @@ def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none
             self.layout = layout
             self.king_map = king_map
             self.n_inputs = n_inputs
-            self.ft = torch.nn.EmbeddingBag(n_inputs + 1, hidden, mode="sum",
-                                            padding_idx=n_inputs)
+            self.factorised = bool(factorise)
+            self.pad = n_rows
+            self.ft = torch.nn.EmbeddingBag(n_rows + 1, hidden, mode="sum",
+                                            padding_idx=n_rows)
             self.ft_bias = torch.nn.Parameter(torch.zeros(hidden))
             self.out = torch.nn.Linear(2 * hidden, output_buckets)
             with torch.no_grad():
                 self.ft.weight.uniform_(-0.1, 0.1)
-                self.ft.weight[n_inputs].zero_()
+                self.ft.weight[n_inputs:].zero_()   # the factor starts at zero (bullet)
                 self.ft_bias.fill_(0.1)
+
+        def ft_weights(self):
+            """The net's input weights (float tensor[n_inputs, H], detached): each bucket's
+            rows plus the factor rows when factorised (what :func:`quantise` writes)."""
+            w = self.ft.weight.detach()
+            if not self.factorised:
+                return w[:n_inputs].clone()
+            blocks = w[:n_inputs].reshape(-1, N_FEATURES, hidden)
+            return (blocks + w[n_inputs:n_rows]).reshape(n_inputs, hidden)
+
+        def set_ft_weights(self, w):
+            """Set the net's input weights to ``w`` (float tensor[n_inputs, H]): the bucket
+            rows take them, the factor rows are zeroed, so :meth:`ft_weights` returns ``w``."""
+            with torch.no_grad():
+                self.ft.weight[:n_inputs] = w.to(self.ft.weight.dtype)
+                self.ft.weight[n_inputs:].zero_()
 
         def inputs(self, f):
             """Input indices (int64[N, 32], -1 padded) of plain 768-layout indices ``f`` of one
             perspective: unchanged without king buckets; else ``768 * bucket + (f ^ 7 *
             mirrored)`` with the bucket and mirror of that perspective's own king (its
-            feature is ``64 * KING + square``, the first block of 384)."""
+            feature is ``64 * KING + square``, the first block of 384). With the factoriser
+            (int64[N, 64]) each input's factor row ``n_inputs + (f ^ 7 * mirrored)`` follows."""
             if layout == LAYOUT_PLAIN:
                 return f
             own_king = (f >= 64 * KING) & (f < 64 * KING + 64)
             ksq = np.where(own_king, f - 64 * KING, -1).max(axis=1)
             flip = np.where((ksq & 7) >= 4, 7, 0)
             base = N_FEATURES * self.king_map[ksq]
-            return np.where(f < 0, f, base[:, None] + (f ^ flip[:, None]))
+            g = np.where(f < 0, f, base[:, None] + (f ^ flip[:, None]))
+            if not self.factorised:
+                return g
+            return np.concatenate([g, np.where(g < 0, g, n_inputs + g % N_FEATURES)], axis=1)
 
         def buckets(self, f):
             """Output bucket (int64[N]) of each row of indices ``f``: (pieces - 2) //
@@ -269,9 +308,15 @@ def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none
             return y.gather(1, bucket.unsqueeze(1)).squeeze(1)
 
         def clip(self):
+            """Clip every weight to what the net file can hold; factorised, the factor rows
+            and each bucket's merged rows (:meth:`ft_weights`) to +-WEIGHT_CLIP."""
             with torch.no_grad():
                 self.ft.weight.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
-                self.ft.weight[n_inputs].zero_()
+                self.ft.weight[n_rows].zero_()
+                if self.factorised:
+                    factor = self.ft.weight[n_inputs:n_rows]
+                    blocks = self.ft.weight[:n_inputs].view(-1, N_FEATURES, hidden)
+                    blocks.copy_((blocks + factor).clamp(-WEIGHT_CLIP, WEIGHT_CLIP) - factor)
                 self.ft_bias.clamp_(-WEIGHT_CLIP, WEIGHT_CLIP)
                 lim = out_clip(hidden, activation)
                 self.out.weight.clamp_(-lim, lim)
@@ -290,7 +335,7 @@ def out_clip(hidden, activation):
 def batch_tensors(rec, idx, mirror_rng=None, model=None):
     """(stm long[N, 32], ntm long[N, 32], bucket long[N], score float[N], result float[N]) for
     rows ``idx``: ``model``'s input indices (:meth:`inputs`; the plain layout without a model)
-    with ``model.n_inputs`` (768) as padding, and output buckets. With ``mirror_rng`` (numpy
+    with ``model.pad`` (768 without a model) as padding, and output buckets. With ``mirror_rng`` (numpy
     Generator), each row whose ``mirror_ok`` is set is mirrored a<->h (indices ``^
     FILE_MIRROR``) with probability 1/2 (a no-op for the king-bucketed layout, which mirrors
     by itself)."""
@@ -301,7 +346,7 @@ def batch_tensors(rec, idx, mirror_rng=None, model=None):
         flip = (r["mirror_ok"] == 1) & (mirror_rng.random(len(r)) < 0.5)
         f[flip] = np.where(f[flip] < 0, f[flip], f[flip] ^ FILE_MIRROR)
     g = other_perspective(f)
-    pad = N_FEATURES if model is None else model.n_inputs
+    pad = N_FEATURES if model is None else model.pad
     bucket = np.zeros(len(r), dtype=np.int64) if model is None else model.buckets(f)
     if model is not None:
         f, g = model.inputs(f), model.inputs(g)
@@ -340,7 +385,7 @@ def fit_wdl_scale(rec, idx, seed=0):
 def quantise(model):
     """The model's weights as a :class:`Net` (int16, bullet's quantisation); raises ValueError
     if they could overflow the engine's integer arithmetic (nnue_file.check_net)."""
-    w_ft = model.ft.weight.detach().numpy()[:model.n_inputs]
+    w_ft = model.ft_weights().numpy()
     b_ft = model.ft_bias.detach().numpy()
     w_out = model.out.weight.detach().numpy().reshape(2 * model.output_buckets, model.hidden)
     b_out = [int(round(float(b) * QA * QB)) for b in model.out.bias.detach().numpy()]
@@ -369,7 +414,8 @@ def _architecture_of(model):
 
 def save_float_weights(model, path):
     """Write the model's float weights to ``path`` (a compressed ``.npz``): ``w_ft``
-    float16[n_inputs, H] (the padding row left out), ``b_ft`` float16[H], ``w_out``
+    float16[n_inputs, H] (the net's input weights, :meth:`ft_weights`: factor rows merged,
+    padding left out), ``b_ft`` float16[H], ``w_out``
     float16[B, 2H], ``b_out`` float16[B], and ``architecture``, a JSON string of hidden,
     activation, output_buckets and king_buckets. float16 keeps 11 bits of mantissa: finer than
     the net file's 1/QA steps for every weight of magnitude under 4 (the clip is 1.98)."""
@@ -377,7 +423,7 @@ def save_float_weights(model, path):
         return t.detach().numpy().astype(np.float16)
 
     tmp = path + ".tmp.npz"
-    np.savez_compressed(tmp, w_ft=f16(model.ft.weight[:model.n_inputs]), b_ft=f16(model.ft_bias),
+    np.savez_compressed(tmp, w_ft=f16(model.ft_weights()), b_ft=f16(model.ft_bias),
                         w_out=f16(model.out.weight), b_out=f16(model.out.bias),
                         architecture=np.array(json.dumps(_architecture_of(model))))
     os.replace(tmp, path)
@@ -393,7 +439,7 @@ def widen_weights(model, w_ft, b_ft, w_out, src_hidden, src_plain):
     H0, H = src_hidden, model.hidden
     if src_plain and model.layout != LAYOUT_PLAIN:
         w_ft = np.tile(w_ft, (model.n_inputs // N_FEATURES, 1))     # the same rows a bucket
-    ft = model.ft.weight.detach().numpy()[:model.n_inputs].astype(np.float64)
+    ft = model.ft_weights().numpy().astype(np.float64)
     ft[:, :H0] = w_ft
     bias = model.ft_bias.detach().numpy().astype(np.float64)
     bias[:H0] = b_ft
@@ -454,8 +500,7 @@ def init_weights(model, path, widen=False):
     elif have != want:
         raise ValueError(f"{path}: architecture {have} is not the one being trained {want}")
     with torch.no_grad():
-        model.ft.weight[:model.n_inputs] = torch.from_numpy(w_ft).to(model.ft.weight.dtype)
-        model.ft.weight[model.n_inputs].zero_()
+        model.set_ft_weights(torch.from_numpy(w_ft))
         model.ft_bias.copy_(torch.from_numpy(b_ft))
         model.out.weight.copy_(torch.from_numpy(w_out))
         model.out.bias.copy_(torch.from_numpy(b_out))
@@ -509,7 +554,7 @@ def data_provenance(paths):
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
           wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
-          init=None, widen=False):
+          init=None, widen=False, factorise=False):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
@@ -518,7 +563,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``king_buckets`` (a name of ``nnue_consts.KING_MAPS`` or "none"): the architecture.
     ``init``: a float-weights or net file the model starts from (:func:`init_weights`; ignored
     when ``resume`` finds a checkpoint); ``widen``: it may be a smaller net, grown to this one
-    (:func:`widen_weights`). Also writes the float weights
+    (:func:`widen_weights`); ``factorise``: train king buckets with the shared factor rows
+    (module docstring; raises ValueError without king buckets). Also writes the float weights
     (:func:`float_weights_path`)."""
     import torch
     from tqdm import tqdm
@@ -527,7 +573,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     check_architecture(layout, output_buckets, king_map)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    model = make_model(hidden, activation, output_buckets, king_buckets)
+    model = make_model(hidden, activation, output_buckets, king_buckets, factorise)
     # a start the architecture refuses fails here too, before the data is converted
     started_from = init_weights(model, init, widen) if init else None
     recs = load_records(data, bin_dir, keep_noisy)
@@ -594,7 +640,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "sources": data_provenance(data),
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
               "hidden": hidden, "activation": activation, "output_buckets": output_buckets,
-              "king_buckets": king_buckets, "architecture": net.architecture(),
+              "king_buckets": king_buckets, "factorised": bool(factorise),
+              "architecture": net.architecture(),
               "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
               "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "mirror": bool(mirror),
@@ -643,8 +690,13 @@ def main(argv=None):
     ap.add_argument("--widen", action="store_true",
                     help="--init may be a smaller net (fewer hidden neurons, or the plain "
                          "layout where king buckets are asked for): grow it to this one")
+    ap.add_argument("--factorise", action="store_true",
+                    help="with --king-buckets: train shared factor rows beside the buckets, "
+                         "merged into every bucket in the net file")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if args.factorise and args.king_buckets == "none":
+        ap.error("--factorise needs --king-buckets")
     if args.widen and not args.init:
         ap.error("--widen needs --init")
     wdl_scale = None if args.wdl_scale == "fit" else float(args.wdl_scale)
@@ -653,7 +705,7 @@ def main(argv=None):
                       progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale,
                       mirror=args.mirror, keep_noisy=args.keep_noisy,
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
-                      init=args.init, widen=args.widen)
+                      init=args.init, widen=args.widen, factorise=args.factorise)
     line = f"wrote {args.out}"
     if record["history"]:
         last = record["history"][-1]

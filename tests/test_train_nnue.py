@@ -138,9 +138,10 @@ def test_rejects_malformed_data(tmp_path):
         T.convert(str(bad))
 
 
-@pytest.fixture(scope="module", params=["plain", "buckets"])
+@pytest.fixture(scope="module", params=["plain", "buckets", "factorised"])
 def any_trained(request, trained, tmp_path_factory):
-    """The plain net of ``trained``, and a net with king buckets and 8 output buckets."""
+    """The plain net of ``trained``, and a net with king buckets and 8 output buckets, trained
+    with and without the factoriser."""
     if request.param == "plain":
         return trained
     d = tmp_path_factory.mktemp("train_buckets")
@@ -149,7 +150,8 @@ def any_trained(request, trained, tmp_path_factory):
     out = str(d / "net.nnue")
     model, record = T.train([data], out, hidden=32, epochs=1, batch=128, lr=3e-3, lam=0.3,
                             val=0.05, seed=3, progress=False, output_buckets=8,
-                            king_buckets="ranks4")
+                            king_buckets="ranks4", factorise=request.param == "factorised")
+    assert record["factorised"] == (request.param == "factorised")
     return data, out, model, record
 
 
@@ -162,7 +164,7 @@ def test_saved_net_matches_model(any_trained):
     assert (net.output_buckets, net.king_buckets) == (model.output_buckets,
                                                        int(model.king_map.max()) + 1)
     assert record["architecture"] == net.architecture()
-    w_ft = model.ft.weight.detach().numpy()[:model.n_inputs].astype(np.float64)
+    w_ft = model.ft_weights().numpy().astype(np.float64)
     w_out = model.out.weight.detach().numpy().reshape(-1, 32).astype(np.float64)
     # quantisation: each integer weight is the nearest QA / QB step of the float weight
     assert np.abs(net.w_ft / net.qa - w_ft).max() <= 0.5 / net.qa + 1e-6
@@ -184,8 +186,8 @@ def test_saved_net_matches_model(any_trained):
         bucket = model.buckets(f)
         buckets.add(int(bucket[0]))
         f, g = model.inputs(f), model.inputs(g)
-        f[f < 0] = model.n_inputs
-        g[g < 0] = model.n_inputs
+        f[f < 0] = model.pad
+        g[g < 0] = model.pad
         with torch.no_grad():
             want = float(model(torch.from_numpy(f), torch.from_numpy(g),
                                torch.from_numpy(bucket))[0]) * net.scale
@@ -458,3 +460,66 @@ def test_widen_from_float_weights_and_the_cli_needs_init(tmp_path, trained, caps
     with pytest.raises(SystemExit):
         T.main([data, "--out", str(tmp_path / "y.nnue"), "--widen"])
     assert "--widen needs --init" in capsys.readouterr().err
+
+
+# --- --factorise: king buckets trained with shared factor rows --------------------------------
+def test_factorised_model_is_the_net_of_its_merged_weights(tmp_path):
+    """A factorised model's output is that of the plain-bucketed model holding its merged
+    weights (:meth:`ft_weights`: each bucket's rows plus the factor rows), on every sample
+    position; the factor rows reach every bucket, and the merged weights stay within the clip."""
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    torch.manual_seed(1)
+    fac = T.make_model(16, output_buckets=8, king_buckets="wing8", factorise=True)
+    assert fac.ft.weight.shape[0] == 8 * 768 + 768 + 1 and fac.pad == 8 * 768 + 768
+    with torch.no_grad():                    # a factor far from zero, some sums past the clip
+        fac.ft.weight[fac.n_inputs:fac.pad].uniform_(-1.5, 1.5)
+        fac.ft.weight[:fac.n_inputs].uniform_(-1.5, 1.5)
+    plain = T.make_model(16, output_buckets=8, king_buckets="wing8")
+    w = fac.ft.weight.detach().numpy()
+    merged = fac.ft_weights().numpy()
+    np.testing.assert_allclose(merged.reshape(8, 768, 16),
+                               w[:fac.n_inputs].reshape(8, 768, 16) + w[fac.n_inputs:fac.pad],
+                               rtol=0, atol=1e-6)
+    plain.set_ft_weights(torch.from_numpy(merged))
+    with torch.no_grad():
+        plain.ft_bias.copy_(fac.ft_bias)
+        plain.out.weight.copy_(fac.out.weight)
+        plain.out.bias.copy_(fac.out.bias)
+    np.testing.assert_allclose(_outputs(fac, data), _outputs(plain, data), rtol=0, atol=1e-4)
+    assert np.abs(merged).max() > T.WEIGHT_CLIP
+    factor = w[fac.n_inputs:fac.pad].copy()
+    fac.clip()
+    after = fac.ft_weights().numpy()
+    assert np.abs(after).max() <= T.WEIGHT_CLIP + 1e-6
+    inside = np.abs(merged) <= T.WEIGHT_CLIP
+    np.testing.assert_allclose(after[inside], merged[inside], rtol=0, atol=1e-6)
+    assert np.array_equal(fac.ft.weight.detach().numpy()[fac.n_inputs:fac.pad], factor)
+
+
+def test_factorised_init_is_exact_and_the_factor_learns(tmp_path):
+    """``--init`` into a factorised model puts the start's weights in the bucket rows with the
+    factor at zero (the start's output exactly, the same integers written back with no epoch);
+    one epoch then moves the factor rows; ``--factorise`` needs king buckets."""
+    from uci_engine.nnue_file import random_net, save_net
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    src = random_net(16, seed=5, ft_range=1.0, out_range=1.0, output_buckets=8,
+                     king_map="ranks4")
+    save_net(str(tmp_path / "src.nnue"), src)
+    arch = dict(hidden=16, output_buckets=8, king_buckets="ranks4")
+    out = str(tmp_path / "again.nnue")
+    _, record = T.train([data], out, epochs=0, progress=False, init=str(tmp_path / "src.nnue"),
+                        factorise=True, **arch)
+    got = load_net(out)
+    assert np.array_equal(got.w_ft, src.w_ft) and np.array_equal(got.w_out, src.w_out)
+    model, record = T.train([data], str(tmp_path / "one.nnue"), epochs=1, batch=128, lr=3e-3,
+                            progress=False, init=str(tmp_path / "src.nnue"), factorise=True,
+                            **arch)
+    factor = model.ft.weight.detach().numpy()[model.n_inputs:model.pad]
+    assert np.abs(factor).max() > 1e-4
+    assert record["factorised"] and record["architecture"] == src.architecture()
+    with pytest.raises(ValueError, match="king buckets"):
+        T.make_model(16, factorise=True)
+    with pytest.raises(SystemExit):
+        T.main([data, "--out", str(tmp_path / "y.nnue"), "--factorise"])
