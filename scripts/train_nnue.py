@@ -72,7 +72,11 @@ bucket. The net file holds their sum, so the engine sees the same architecture. 
 then teaches the factor, which the buckets refine: a remedy for king buckets' hunger for data
 (Stockfish's nnue-pytorch "feature factorization" with virtual features, docs/nnue.md; bullet's
 factorised king buckets, whose factor also starts at zero). A start from ``--init`` goes into
-the bucket rows, with the factor at zero, so it is exact.
+the bucket rows, with the factor at zero, so it is exact; a plain start grown with ``--widen``
+goes into the factor instead, with its neurons' bucket rows at zero (the same function as
+copying it into every bucket). ``--bucket-decay WD`` shrinks the bucket rows alone by ``lr *
+WD`` a step (decoupled weight decay, Loshchilov and Hutter's AdamW), so a bucket departs from
+the shared factor only as far as the data keeps pulling it.
 
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
 value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
@@ -89,7 +93,7 @@ Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.
            [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
            [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy] [--init PATH]
-           [--widen] [--factorise]
+           [--widen] [--factorise] [--bucket-decay 0]
 """
 import argparse
 import json
@@ -266,12 +270,25 @@ def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none
             blocks = w[:n_inputs].reshape(-1, N_FEATURES, hidden)
             return (blocks + w[n_inputs:n_rows]).reshape(n_inputs, hidden)
 
-        def set_ft_weights(self, w):
-            """Set the net's input weights to ``w`` (float tensor[n_inputs, H]): the bucket
-            rows take them, the factor rows are zeroed, so :meth:`ft_weights` returns ``w``."""
+        def set_ft_weights(self, w, factor=None):
+            """Set the net's input weights to ``w`` (float tensor[n_inputs, H]), so that
+            :meth:`ft_weights` returns ``w``: the factor rows take ``factor`` (float
+            tensor[768, H]; factorised models only) or zeros, the bucket rows the rest."""
             with torch.no_grad():
-                self.ft.weight[:n_inputs] = w.to(self.ft.weight.dtype)
                 self.ft.weight[n_inputs:].zero_()
+                if factor is None:
+                    self.ft.weight[:n_inputs] = w.to(self.ft.weight.dtype)
+                    return
+                f = factor.to(self.ft.weight.dtype)
+                self.ft.weight[n_inputs:n_rows] = f
+                self.ft.weight[:n_inputs] = (w.to(f.dtype).reshape(-1, N_FEATURES, hidden)
+                                             - f).reshape(n_inputs, hidden)
+
+        def decay_buckets(self, rate):
+            """Shrink the bucket rows of a factorised model by the factor ``1 - rate``
+            (decoupled weight decay, AdamW's form, on what each bucket adds to the factor)."""
+            with torch.no_grad():
+                self.ft.weight[:n_inputs].mul_(1.0 - rate)
 
         def inputs(self, f):
             """Input indices (int64[N, 32], -1 padded) of plain 768-layout indices ``f`` of one
@@ -486,6 +503,7 @@ def init_weights(model, path, widen=False):
         kind = "float16 weights"
     src_plain = have.get("king_buckets") == "none"
     widened = None
+    factor = None
     if widen and have != want:
         growable = (have["activation"] == want["activation"]
                     and have["output_buckets"] == want["output_buckets"]
@@ -495,12 +513,17 @@ def init_weights(model, path, widen=False):
             raise ValueError(f"{path}: architecture {have} cannot be grown to {want} (the same "
                              "activation and output buckets, no more hidden neurons, the plain "
                              "layout or the same king buckets)")
+        if src_plain and model.factorised:
+            # the plain rows are what every bucket shares: they go into the factor
+            factor = np.zeros((N_FEATURES, model.hidden))
+            factor[:, :have["hidden"]] = w_ft
         w_ft, b_ft, w_out = widen_weights(model, w_ft, b_ft, w_out, have["hidden"], src_plain)
         widened = have
     elif have != want:
         raise ValueError(f"{path}: architecture {have} is not the one being trained {want}")
     with torch.no_grad():
-        model.set_ft_weights(torch.from_numpy(w_ft))
+        model.set_ft_weights(torch.from_numpy(w_ft),
+                             None if factor is None else torch.from_numpy(factor))
         model.ft_bias.copy_(torch.from_numpy(b_ft))
         model.out.weight.copy_(torch.from_numpy(w_out))
         model.out.bias.copy_(torch.from_numpy(b_out))
@@ -554,7 +577,7 @@ def data_provenance(paths):
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
           wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
-          init=None, widen=False, factorise=False):
+          init=None, widen=False, factorise=False, bucket_decay=0.0):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
@@ -564,7 +587,9 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``init``: a float-weights or net file the model starts from (:func:`init_weights`; ignored
     when ``resume`` finds a checkpoint); ``widen``: it may be a smaller net, grown to this one
     (:func:`widen_weights`); ``factorise``: train king buckets with the shared factor rows
-    (module docstring; raises ValueError without king buckets). Also writes the float weights
+    (module docstring; raises ValueError without king buckets); ``bucket_decay``: the
+    decoupled weight decay of its bucket rows (a factorised model only; ValueError otherwise).
+    Also writes the float weights
     (:func:`float_weights_path`)."""
     import torch
     from tqdm import tqdm
@@ -574,6 +599,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     model = make_model(hidden, activation, output_buckets, king_buckets, factorise)
+    if bucket_decay and not model.factorised:
+        raise ValueError("bucket decay needs the factoriser (--factorise)")
     # a start the architecture refuses fails here too, before the data is converted
     started_from = init_weights(model, init, widen) if init else None
     recs = load_records(data, bin_dir, keep_noisy)
@@ -620,6 +647,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if bucket_decay:
+                model.decay_buckets(sched.get_last_lr()[0] * bucket_decay)
             sched.step()
             model.clip()
             seen += len(part)
@@ -641,6 +670,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
               "hidden": hidden, "activation": activation, "output_buckets": output_buckets,
               "king_buckets": king_buckets, "factorised": bool(factorise),
+              "bucket_decay": bucket_decay,
               "architecture": net.architecture(),
               "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
@@ -693,8 +723,13 @@ def main(argv=None):
     ap.add_argument("--factorise", action="store_true",
                     help="with --king-buckets: train shared factor rows beside the buckets, "
                          "merged into every bucket in the net file")
+    ap.add_argument("--bucket-decay", type=float, default=0.0,
+                    help="with --factorise: decoupled weight decay of the bucket rows (each "
+                         "step shrinks them by lr * this), pulling the net towards its factor")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if args.bucket_decay and not args.factorise:
+        ap.error("--bucket-decay needs --factorise")
     if args.factorise and args.king_buckets == "none":
         ap.error("--factorise needs --king-buckets")
     if args.widen and not args.init:
@@ -705,7 +740,8 @@ def main(argv=None):
                       progress=not args.no_progress, bin_dir=args.bin_dir, wdl_scale=wdl_scale,
                       mirror=args.mirror, keep_noisy=args.keep_noisy,
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
-                      init=args.init, widen=args.widen, factorise=args.factorise)
+                      init=args.init, widen=args.widen, factorise=args.factorise,
+                      bucket_decay=args.bucket_decay)
     line = f"wrote {args.out}"
     if record["history"]:
         last = record["history"][-1]

@@ -523,3 +523,41 @@ def test_factorised_init_is_exact_and_the_factor_learns(tmp_path):
         T.make_model(16, factorise=True)
     with pytest.raises(SystemExit):
         T.main([data, "--out", str(tmp_path / "y.nnue"), "--factorise"])
+
+
+def test_a_plain_start_grows_into_the_factor_and_the_decay_shrinks_only_the_buckets(tmp_path):
+    """``--widen`` of a plain start into a factorised model puts its rows into the factor, its
+    neurons' bucket rows at zero: the same merged weights, hence the same output, as the
+    unfactorised growth on the start's neurons. ``decay_buckets`` shrinks the bucket rows and leaves the factor, and
+    ``--bucket-decay`` needs the factoriser."""
+    from uci_engine.nnue_file import random_net, save_net
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    save_net(str(tmp_path / "src.nnue"), random_net(16, seed=7, ft_range=1.0, out_range=1.0))
+    torch.manual_seed(2)
+    fac = T.make_model(24, king_buckets="ranks4", factorise=True)
+    T.init_weights(fac, str(tmp_path / "src.nnue"), widen=True)
+    torch.manual_seed(2)
+    tiled = T.make_model(24, king_buckets="ranks4")
+    T.init_weights(tiled, str(tmp_path / "src.nnue"), widen=True)
+    small = T.make_model(16)
+    T.init_weights(small, str(tmp_path / "src.nnue"))
+    w = fac.ft.weight.detach().numpy()
+    plain = small.ft.weight.detach().numpy()[:768]
+    np.testing.assert_allclose(w[fac.n_inputs:fac.pad, :16], plain, rtol=0, atol=1e-6)
+    assert not w[fac.n_inputs:fac.pad, 16:].any() and not w[:fac.n_inputs, :16].any()
+    # the start's neurons (the new ones keep fresh random weights of their own)
+    np.testing.assert_allclose(fac.ft_weights().numpy()[:, :16],
+                               tiled.ft_weights().numpy()[:, :16], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(_outputs(fac, data), _outputs(tiled, data), rtol=0, atol=1e-5)
+    before = fac.ft.weight.detach().numpy().copy()
+    fac.decay_buckets(0.25)
+    after = fac.ft.weight.detach().numpy()
+    np.testing.assert_allclose(after[:fac.n_inputs], 0.75 * before[:fac.n_inputs], rtol=1e-6)
+    assert np.array_equal(after[fac.n_inputs:], before[fac.n_inputs:])
+    with pytest.raises(ValueError, match="factoriser"):
+        T.train([data], str(tmp_path / "x.nnue"), epochs=0, progress=False, hidden=16,
+                king_buckets="ranks4", bucket_decay=1.0)
+    with pytest.raises(SystemExit):
+        T.main([data, "--out", str(tmp_path / "y.nnue"), "--king-buckets", "ranks4",
+                "--bucket-decay", "1"])
