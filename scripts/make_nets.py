@@ -59,10 +59,12 @@ class Data:
 @dataclass(frozen=True)
 class Generation:
     """One net: its name (``<name>.nnue``), the runs it trains on (in order: the last run's
-    tail is the held-out part) and the trainer's options."""
+    tail is the held-out part), the trainer's options and the generation whose remade net it
+    starts from (``--init``; None: random weights)."""
     name: str
     data: tuple
     train: tuple = field(default=())
+    init: str | None = None
 
 
 _HCE_S1 = Data("hce5k_s1", None, 5000, 1, 1_000_000)
@@ -74,7 +76,20 @@ _GEN3_S6 = Data("gen3_5k_s6", "gen3_h128_o8", 5000, 6, 1_554_464)
 #: the trainer's options of generations 3 and 4 (generation 4 kept generation 3's recipe)
 _H128_O8 = ("--hidden", "128", "--output-buckets", "8", "--epochs", "15", "--batch", "16384",
             "--lr", "0.004", "--lambda", "0.0", "--mirror")
-#: docs/nets.md, generations 0-4 (gen4_h128_o8 is the default net)
+#: generation 5's data: generation 4's self-play of the strength campaign (docs/campaign.md,
+#: rows 5, 9 and 19; seeds 8, 9, 11 and 12 were played on the lent 16-core machine), in the
+#: order the trainer read them
+_GEN4_S8 = Data("gen4_5k_s8", "gen4_h128_o8", 5000, 8, 717_478)
+_GEN4_S9 = Data("gen4_5k_s9", "gen4_h128_o8", 5000, 9, 714_795)
+_GEN4_S11 = Data("gen4_5k_s11", "gen4_h128_o8", 5000, 11, 256_727)
+_GEN4_S12 = Data("gen4_5k_s12", "gen4_h128_o8", 5000, 12, 254_830)
+_GEN4_S10 = Data("gen4_5k_s10", "gen4_h128_o8", 5000, 10, 197_552)
+_GEN4_S13 = Data("gen4_5k_s13", "gen4_h128_o8", 5000, 13, 2_677_610)
+#: generation 5 (the campaign's candidate gen5d): generation 4 fine-tuned at a low rate, with
+#: generation 4's fitted loss scale
+_GEN5_FINE_TUNE = ("--hidden", "128", "--output-buckets", "8", "--epochs", "4", "--lr", "0.0002",
+                   "--lambda", "0.0", "--mirror", "--wdl-scale", "149.93692345009205")
+#: docs/nets.md, generations 0-5 (gen4_h128_o8 is the default net)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
@@ -85,17 +100,20 @@ GENERATIONS = (
                                                    "--lambda", "0.0", "--mirror")),
     Generation("gen3_h128_o8", (_GEN2_S5,), _H128_O8),
     Generation("gen4_h128_o8", (_GEN2_S5, _GEN3_S6), _H128_O8),
+    Generation("gen5_h128_o8", (_GEN4_S8, _GEN4_S9, _GEN4_S11, _GEN4_S12, _GEN4_S10, _GEN4_S13),
+               _GEN5_FINE_TUNE, init="gen4_h128_o8"),
 )
 
 
 def small_plan():
-    """A three-generation chain of the same shape, small enough for a smoke test."""
+    """A three-generation chain of the same shape, small enough for a smoke test; the last
+    generation starts from the one before, as generation 5 does."""
     tiny = ("--hidden", "16", "--epochs", "1", "--batch", "256", "--lr", "0.004",
             "--lambda", "0.0")
     d0, d1 = Data("s_hce", None, 300, 1, 150), Data("s_gen0", "s_gen0", 300, 2, 150)
     d2 = Data("s_gen1", "s_gen1", 300, 3, 150)
     return (Generation("s_gen0", (d0,), tiny), Generation("s_gen1", (d1,), tiny),
-            Generation("s_gen2", (d1, d2), tiny + ("--mirror",)))
+            Generation("s_gen2", (d1, d2), tiny + ("--mirror",), init="s_gen1"))
 
 
 def held_positions(path):
@@ -124,6 +142,7 @@ def train_cmd(g, data_dir, nets_dir, threads):
     return [sys.executable, os.path.join(ROOT, "scripts", "train_nnue.py"),
             *[os.path.join(data_dir, d.name + ".rec") for d in g.data],
             "--out", os.path.join(nets_dir, g.name + ".nnue"), *g.train,
+            *(("--init", os.path.join(nets_dir, g.init + ".nnue")) if g.init else ()),
             "--threads", str(threads), "--no-progress"]
 
 

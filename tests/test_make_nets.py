@@ -25,6 +25,9 @@ def test_small_chain_from_nothing_then_a_rerun_does_nothing(tmp_path, capsys):
         assert load_net(str(net)).hidden == 16
         record = json.loads((nets / f"{g.name}.nnue.json").read_text())
         assert [Path(p).name for p in record["data"]] == [f"{d.name}.rec" for d in g.data]
+        # a generation that goes on from an earlier one starts from that remade net
+        want_init = None if g.init is None else str(nets / f"{g.init}.nnue")
+        assert (record["init"] or {}).get("path") == want_init
     for d in {d for g in plan for d in g.data}:
         side = json.loads((data / f"{d.name}.rec.json").read_text())
         assert side["positions"] >= d.positions
