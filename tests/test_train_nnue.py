@@ -527,9 +527,9 @@ def test_factorised_init_is_exact_and_the_factor_learns(tmp_path):
 
 def test_a_plain_start_grows_into_the_factor_and_the_decay_shrinks_only_the_buckets(tmp_path):
     """``--widen`` of a plain start into a factorised model puts its rows into the factor, its
-    neurons' bucket rows at zero: the same merged weights, hence the same output, as the
-    unfactorised growth on the start's neurons. ``decay_buckets`` shrinks the bucket rows and leaves the factor, and
-    ``--bucket-decay`` needs the factoriser."""
+    neurons' bucket rows at zero: the same merged weights on the start's neurons, hence the same
+    output, as the unfactorised growth. ``decay_buckets`` shrinks the bucket rows and leaves the
+    factor, and ``--bucket-decay`` needs the factoriser."""
     from uci_engine.nnue_file import random_net, save_net
     data = str(tmp_path / "sample.txt")
     shutil.copy(SAMPLE, data)
