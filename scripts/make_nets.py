@@ -89,7 +89,7 @@ _GEN4_S13 = Data("gen4_5k_s13", "gen4_h128_o8", 5000, 13, 2_677_610)
 #: generation 4's fitted loss scale
 _GEN5_FINE_TUNE = ("--hidden", "128", "--output-buckets", "8", "--epochs", "4", "--lr", "0.0002",
                    "--lambda", "0.0", "--mirror", "--wdl-scale", "149.93692345009205")
-#: docs/nets.md, generations 0-5 (gen4_h128_o8 is the default net)
+#: docs/nets.md, generations 0-5 (gen5_h128_o8 is the default net)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
