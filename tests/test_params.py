@@ -17,9 +17,12 @@ FEN = "r3r1k1/2p2ppp/p1p1bn2/8/1q2P3/2NPQN2/PPP3PP/R4RK1 b - - 2 15"
 DEPTH = 10
 #: parameters whose effect needs another one moved first: at the default history pruning
 #: margin no quiet's history falls low enough for the depth limit to matter in this search;
-#: the window's growth matters only once a window fails, which with some nets (generation 4)
-#: no iteration of this search does at the default first half-window
+#: with generation 5 the margin matters only once quiets are pruned up to depth 6 (at the
+#: default depth limit of 3 no margin from 500 to 8,000 changes the count); the window's growth
+#: matters only once a window fails, which with some nets (generation 4) no iteration of this
+#: search does at the default first half-window
 CONTEXT = {"HISTORY_PRUNE_MAX_DEPTH": {"HISTORY_PRUNE_MARGIN": 500},
+           "HISTORY_PRUNE_MARGIN": {"HISTORY_PRUNE_MAX_DEPTH": 6},
            "ASPIRATION_GROWTH_CP": {"ASPIRATION_DELTA": 5}}
 
 
