@@ -55,9 +55,9 @@ INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
 NETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets")
 #: the net the engine loads at start (``EvalFile``'s default): generation 5, 8 output buckets,
-#: generation 4 fine-tuned on its own self-play (docs/nets.md); it beat generation 4 at 5+0.05
-#: (SPRT H1, +29.3 +- 15.0) and scored 54.2 % against Ethereal 12 where generation 4 scored
-#: 47.7 % in the same gauntlet (docs/campaign.md, rows 22-31)
+#: generation 4 fine-tuned on generation 4's self-play (docs/nets.md); it beat generation 4 at
+#: 5+0.05 (SPRT H1, +29.3 +- 15.0) and scored 54.2 % against Ethereal 12 where generation 4
+#: scored 47.7 % in the same gauntlet (docs/campaign.md, rows 22-31)
 DEFAULT_NET = "gen5_h128_o8.nnue"
 #: the evaluation an engine starts with (``Use NNUE``'s default, the one switch point for
 #: :class:`uci_engine.engine.Engine`, the UCI option and ``bench``): the NNUE, which beat the
