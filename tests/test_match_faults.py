@@ -193,3 +193,18 @@ def test_sprt_prior_resumes_a_stopped_test(capsys):
     assert re.search(r"^Ptnml\(0-2\): \[0, 0, 0, 0, 1\]", out, flags=re.M)
     assert re.search(rf"^Ptnml\(0-2\) with the earlier parts: \[0, 0, 0, 0, {need}\]", out,
                      flags=re.M)
+
+
+def test_new_game_handshake_is_not_on_the_clock(tmp_path, capsys):
+    """The runner sends ``ucinewgame`` and waits for ``readyok`` before it starts a game's
+    clock, as cutechess does (its players sync before the game starts): an engine that needs
+    0.8 s to be ready for each new game (the stall timeout is 1 s), at 0.5+0.05, plays both
+    games without a time loss."""
+    rc, out, games = _run(tmp_path, capsys, "slow_ready.py", ["-maxmoves", "10"],
+                          tc="tc=0.5+0.05", fault_args=("8",))
+    assert rc == 0
+    fin = _finished(out)
+    assert len(fin) == 2, out
+    assert "loses on time" not in out, out
+    assert [g.headers.get("Termination") for g in games] == ["adjudication", "adjudication"]
+    assert all(len(list(g.mainline_moves())) == 20 for g in games)

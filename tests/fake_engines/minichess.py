@@ -15,6 +15,8 @@ current game; ``ucinewgame`` resets it):
   time unless the time margin forgives it); all other moves are instant.
 * ``stall``   -- after N own moves, hangs on the next ``isready`` (no ``readyok``, stops
   reading its input): a stalled connection.
+* ``slowready`` -- answers the first ``isready`` after each ``ucinewgame`` N tenths of a
+  second late (an engine still loading at a game's start), then plays like ``random``.
 """
 
 import random
@@ -235,6 +237,7 @@ def run(mode="random", after=0, engine_name=None):
     rng = random.Random(12345)
     pos = Pos()
     moves_made = 0
+    new_game = False
 
     def send(line):
         out.write(line + "\n")
@@ -257,13 +260,17 @@ def run(mode="random", after=0, engine_name=None):
             if mode == "stall" and moves_made >= after:
                 while True:  # hang: never answer (nor read stdin) again
                     time.sleep(3600)
+            if mode == "slowready" and new_game:
+                time.sleep(after / 10.0)
+            new_game = False
             send("readyok")
         elif cmd == "ucinewgame":
             moves_made = 0  # faults are counted per game
+            new_game = True
         elif cmd == "position":
             pos = parse_position(tokens[1:])
         elif cmd == "go":
-            faulty = mode != "random" and moves_made >= after
+            faulty = mode not in ("random", "slowready") and moves_made >= after
             if faulty and mode == "exit":
                 sys.exit(3)
             if faulty and mode == "nogo":

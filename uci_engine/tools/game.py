@@ -12,7 +12,9 @@ no answer to ``isready`` (stall timeout) ``White's connection stalls``          
 =====================================  ==========================================  ====================
 
 Before each ``go`` the runner pings the engine (``isready`` / xboard ``ping``) as cutechess
-does; an engine that does not answer within the stall timeout is killed and forfeits. An
+does, off the clock, and before a UCI engine's first move of a game it sends ``ucinewgame``
+ahead of that ping; an engine that does not answer within the stall timeout is killed and
+forfeits. An
 engine that overruns its clock forfeits at once; it is then sent ``stop`` and must become
 responsive within the stall timeout after the game, else it is killed (and restarted for the
 next game with ``-recover``).
@@ -156,6 +158,20 @@ class EngineInstance:
     async def ping(self, timeout_s: float) -> None:
         """``isready``/``ping``; raises ``asyncio.TimeoutError`` or ``EngineTerminatedError``."""
         await asyncio.wait_for(self.protocol.ping(), timeout_s)
+
+    async def ready(self, game: object, timeout_s: float) -> None:
+        """:meth:`ping` before a move of ``game``; a UCI engine's first move of a game is
+        preceded by ``ucinewgame``, so that the ``readyok`` that settles it (an engine may clear
+        tables or finish loading there) comes before the runner starts the clock, as cutechess
+        syncs its players before a game starts. python-chess's ``play`` would otherwise send
+        the pair itself inside the timed command: it is told that ``game`` has begun. Raises
+        as :meth:`ping`."""
+        proto = self.protocol
+        if isinstance(proto, chess.engine.UciProtocol) and (proto.first_game
+                                                            or proto.game != game):
+            proto.game = game
+            proto._ucinewgame()
+        await self.ping(timeout_s)
 
     async def kill(self) -> None:
         """Kill the process (no questions asked) and wait briefly for it to go."""
@@ -431,7 +447,7 @@ async def play_game(white: EngineInstance, black: EngineInstance, start: chess.B
                 rec.failed.add(side)
                 break
             try:
-                await player.ping(stall_s)
+                await player.ready(game_id, stall_s)
             except asyncio.TimeoutError:
                 await player.kill()
                 _forfeit(rec, STALLED, side)
