@@ -4,17 +4,18 @@
 # with .devcarry carried beside the tree. Prepare it here first:
 #   ../shared/tools/remote-games/prepare            # .devcarry/whl: python-chess for that machine
 # then, with the device tool (carry [".devcarry"], timeout_s a little above SECONDS):
-#   bash scripts/remote_spsa.sh SECONDS [PAIRS]
+#   bash scripts/remote_spsa.sh SECONDS [WORKERS]
 # It resumes the committed run (campaign/spsa/state.json and log.jsonl, the same run that
 # `python scripts/tune_search.py --state campaign/spsa/state.json --log campaign/spsa/log.jsonl
-# --games 20000` plays here: the state refuses any other run) with PAIRS game pairs a step
-# (default 7, so 14 games at once), and stops it with SIGINT when SECONDS have passed since the
-# start, the Numba warm-up included; the step being played then is played again by the next
+# --games 20000` plays here: the state refuses any other run) with WORKERS steps side by side
+# (default 14, so 14 games at once; each worker starts its next step as soon as its last one
+# ends), and stops it with SIGINT when SECONDS have passed since the start, the Numba warm-up
+# included; the steps in flight then are saved in the state and played first by the next
 # slice. The state and log come back in $OUT: copy both over campaign/spsa/ and commit them.
 set -u
 start=$(date +%s)
 D=$PWD/.devcarry
-secs=${1:?SECONDS}; pairs=${2:-7}
+secs=${1:?SECONDS}; workers=${2:-14}
 python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site \
   "$D"/whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD CI=true
@@ -26,7 +27,7 @@ for f in state.json log.jsonl; do
 done
 left=$(( secs - ($(date +%s) - start) )); echo "SPSA for $left s"
 timeout -s INT "$left" python3 scripts/tune_search.py --state "$OUT/state.json" \
-  --log "$OUT/log.jsonl" --games 20000 --pairs "$pairs" --concurrency $(( 2 * pairs )) \
+  --log "$OUT/log.jsonl" --games 20000 --concurrency "$workers" \
   --engine "python3 -m uci_engine --tune" > "$OUT/spsa.log" 2>&1
 echo "tune_search exit $?"
 tail -n 5 "$OUT/spsa.log"

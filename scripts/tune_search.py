@@ -3,36 +3,42 @@
 
 Each step of :class:`uci_engine.tools.spsa.Spsa` plays ``--pairs`` game pairs (``-repeat``,
 random noob_2moves openings, colours swapped) between ``uci-engine --tune`` with
-``theta + c_k * flip`` and the same engine with ``theta - c_k * flip``, at ``--tc`` on
-``--concurrency`` games at once, through our runner in this process
-(:func:`uci_engine.tools.match.play_match`), and moves theta by the plus side's wins minus
-losses. Each parameter's ``c_end`` is its table ``step``; ``r_end`` is ``--r-end`` (0.002, as
-OpenBench and fishtest).
+``theta + c_k * flip`` and the same engine with ``theta - c_k * flip``, at ``--tc``, one game
+at a time, through our runner in this process (:func:`uci_engine.tools.match.run_match`), and
+moves theta by the plus side's wins minus losses. ``--concurrency`` steps run side by side on
+one event loop, as fishtest's workers do: each worker issues its next step the moment its last
+one ends, so no core waits for the slowest game of a batch. Each parameter's ``c_end`` is its
+table ``step``; ``r_end`` is ``--r-end`` (0.002, as OpenBench and fishtest).
 
-After every step the state (theta, pair counter, the run's config) is written atomically to
-``--state`` and one JSON line to ``--log`` (the step's flips, values played, result, faults and
-the new theta), so an interrupted run (Ctrl-C, a reboot) resumes with the step it was playing
-when the same command is given again; a state of another run (other parameters, games, seed)
-is refused. The tuned values become the defaults only after an SPRT at 10+0.1 against the
-untuned engine: the script prints that command at the end (and with ``--show``).
+After every step the state (theta, pairs played, the steps in flight, the run's config with its
+time control) is written atomically to ``--state`` and one JSON line to ``--log`` (the step's
+flips, values played, result, faults and the new theta), so an interrupted run (Ctrl-C, a
+reboot) resumes when the same command is given again: the steps that were in flight are played
+first, with the same flips. A state of another run (other parameters, games, seed, time
+control) is refused. The tuned values become the defaults only after an SPRT at 10+0.1 against
+the untuned engine: the script prints that command at the end (and with ``--show``).
 
 Usage:
-  python scripts/tune_search.py --games 20000 --tc 5+0.05            # all parameters
+  python scripts/tune_search.py --games 20000                        # all parameters, 3+0.03
   python scripts/tune_search.py --params RFP_MARGIN,NMP_EVAL_DIV ...  # a subset
   python scripts/tune_search.py --show                               # the run so far
 The state and log default to tune/spsa_state.json and tune/spsa_log.jsonl (data: keep them
 out of git).
 """
 import argparse
+import asyncio
+import contextlib
 import json
 import os
 import shlex
+import signal
 import sys
 import time
 
 from uci_engine import params as SP
 from uci_engine.tools import spsa
-from uci_engine.tools.match import pairs_argv, play_match
+from uci_engine.tools.args import ArgError, parse_args
+from uci_engine.tools.match import match_summary, pairs_argv, quiet_engine_logs, run_match
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_BOOK = os.path.join(ROOT, "tests", "data", "openings", "noob_2moves.epd")
@@ -40,8 +46,10 @@ DEFAULT_BOOK = os.path.join(ROOT, "tests", "data", "openings", "noob_2moves.epd"
 DEFAULT_ENGINE = "uci-engine --tune"
 #: issue 31: at least 20,000 games
 DEFAULT_GAMES = 20000
-DEFAULT_TC = "5+0.05"
-#: game pairs a step: two games at once on 2 cores, engines started once per step
+#: the campaign's SPSA time control (docs/campaign.md, "SPSA", gives the games a minute that
+#: chose it over 5+0.05)
+DEFAULT_TC = "3+0.03"
+#: game pairs a step, played one game at a time by one worker; its engines start once a step
 DEFAULT_PAIRS = 2
 #: the SPRT that makes tuned values the defaults (issue 31)
 SPRT_TC = "10+0.1"
@@ -100,12 +108,98 @@ def report(run, engine, out=print):
     out("  " + sprt_command(engine, values))
 
 
+async def play_steps(run, args):
+    """Play the run's steps, ``args.concurrency`` at once (each one game at a time), until the
+    run is done, ``args.steps`` steps were issued, Ctrl-C or a match that cannot start; save
+    the state and log after every step. Returns None when it ended by itself, else why it
+    stopped (str: "interrupted" or the match's error)."""
+    loop = asyncio.get_running_loop()
+    running, issued, stopped = set(), [0], [None]
+
+    def stop(reason):
+        if stopped[0] is None:
+            stopped[0] = reason
+        for t in list(running):
+            t.stop("interrupted")
+
+    sigint = False
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, lambda: stop("interrupted"))
+        sigint = True
+
+    def save(line=None):
+        _write_json(args.state, run.state())
+        if line is not None:
+            with open(args.log, "a", encoding="utf-8") as f:
+                f.write(json.dumps(line) + "\n")
+
+    async def play(step):
+        """The step's match (match_summary's dict); its Tournament is in ``running`` while
+        it plays, so that Ctrl-C stops it."""
+        cfg = parse_args(match_argv(args.engine, step, step.pairs, args.tc, 1, args.book,
+                                    args.seed * 1_000_003 + step.k, args.maxmoves))
+        mine = []
+
+        def started(t):
+            mine.append(t)
+            running.add(t)
+            if stopped[0] is not None:          # stopped while this match was being set up
+                t.stop("interrupted")
+        try:
+            return match_summary(await run_match(cfg, out=lambda line: None, sigint=False,
+                                                 on_start=started))
+        finally:
+            running.difference_update(mine)
+
+    async def worker():
+        while stopped[0] is None and (args.steps is None or issued[0] < args.steps):
+            step = run.issue(args.pairs)
+            if step is None:
+                return
+            issued[0] += 1
+            t0 = time.time()
+            try:
+                res = await play(step)
+            except (ArgError, RuntimeError) as e:   # no such engine, or one that cannot start
+                run.abandon(step)
+                save()
+                stop(str(e))
+                return
+            played = (res["wins"] + res["losses"] + res["draws"]) // 2
+            if res["stopped"] or played < step.pairs:
+                run.abandon(step)
+                save()
+                print(f"step at pair {step.k}: only {played} of {step.pairs} pairs finished; "
+                      f"it is played again", file=sys.stderr)
+                if res["stopped"]:
+                    return
+                continue
+            result = res["wins"] - res["losses"]
+            theta = run.update(step, result)
+            save({"k": step.k, "pairs": step.pairs, "flip": step.flip.tolist(),
+                  "plus": step.plus, "minus": step.minus, "result": result,
+                  "penta": res["penta"], "faults": res["faults"],
+                  "seconds": round(time.time() - t0, 1),
+                  "theta": [round(t, 3) for t in theta]})
+            print(f"pairs {run.k}/{run.num_iter}: result {result:+d}, "
+                  f"faults {res['faults'] or 'none'}", flush=True)
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    finally:
+        if sigint:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGINT)
+    return stopped[0]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games of the whole run")
-    ap.add_argument("--tc", default=DEFAULT_TC, help="time control (5+0.05)")
+    ap.add_argument("--tc", default=DEFAULT_TC, help="time control (3+0.03)")
     ap.add_argument("--pairs", type=int, default=DEFAULT_PAIRS, help="game pairs a step (2)")
-    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--concurrency", type=int, default=2,
+                    help="steps played side by side, one game at a time each (2)")
     ap.add_argument("--params", default="", help="comma-separated names (default: all)")
     ap.add_argument("--r-end", type=float, default=spsa.R_END)
     ap.add_argument("--seed", type=int, default=1)
@@ -118,8 +212,12 @@ def main(argv=None):
     ap.add_argument("--show", action="store_true", help="print the saved run and exit")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.params.split(",") if n.strip()]
+    if args.pairs < 1 or args.concurrency < 1:
+        print("error: --pairs and --concurrency must be at least 1", file=sys.stderr)
+        return 2
     try:
-        run = spsa.Spsa(rows_for(names, args.r_end), args.games, seed=args.seed)
+        run = spsa.Spsa(rows_for(names, args.r_end), args.games, seed=args.seed,
+                        extra={"tc": args.tc})
         if os.path.exists(args.state):
             with open(args.state, encoding="utf-8") as f:
                 run.restore(json.load(f))
@@ -131,38 +229,12 @@ def main(argv=None):
         return 0
     os.makedirs(os.path.dirname(os.path.abspath(args.state)), exist_ok=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
-    steps = 0
-    try:
-        while not run.done and (args.steps is None or steps < args.steps):
-            step = run.propose()
-            pairs = min(args.pairs, run.num_iter - run.k)
-            t0 = time.time()
-            res = play_match(match_argv(args.engine, step, pairs, args.tc, args.concurrency,
-                                        args.book, args.seed * 1_000_003 + step.k,
-                                        args.maxmoves), log=lambda line: None)
-            played = (res["wins"] + res["losses"] + res["draws"]) // 2
-            if res["stopped"] or played < pairs:
-                print(f"step at pair {step.k}: only {played} of {pairs} pairs finished; "
-                      f"it is played again", file=sys.stderr)
-                if res["stopped"]:
-                    break
-                continue
-            result = res["wins"] - res["losses"]
-            theta = run.update(step, result, pairs)
-            _write_json(args.state, run.state())
-            with open(args.log, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"k": step.k, "pairs": pairs, "flip": step.flip.tolist(),
-                                    "plus": step.plus, "minus": step.minus,
-                                    "result": result, "penta": res["penta"],
-                                    "faults": res["faults"], "seconds": round(time.time() - t0, 1),
-                                    "theta": [round(t, 3) for t in theta]}) + "\n")
-            steps += 1
-            print(f"pairs {run.k}/{run.num_iter}: result {result:+d}, "
-                  f"faults {res['faults'] or 'none'}", flush=True)
-    except KeyboardInterrupt:
-        print("interrupted: the same command resumes the run", file=sys.stderr)
+    quiet_engine_logs()
+    stopped = asyncio.run(play_steps(run, args))
+    if stopped is not None:
+        print(f"{stopped}: the same command resumes the run", file=sys.stderr)
     report(run, args.engine)
-    return 0
+    return 0 if stopped in (None, "interrupted") else 1
 
 
 if __name__ == "__main__":

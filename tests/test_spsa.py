@@ -1,6 +1,7 @@
 """fishtest's SPSA (uci_engine/tools/spsa.py) and its driver scripts/tune_search.py: the
-schedules, a known optimum found on a simulated match, resuming that replays the same steps,
-and the script end to end with fake engines (interrupted after one step, then resumed)."""
+schedules, a known optimum found on a simulated match (steps one after another, and in flight
+side by side finishing out of order), resuming that replays the same steps, and the script end
+to end with fake engines (stopped after one step, then resumed, one worker and two)."""
 import json
 import math
 import shlex
@@ -44,8 +45,8 @@ def _simulated_pairs(step, pairs, rng):
 def _run(run, rng, steps=None, pairs=2):
     n = 0
     while not run.done and (steps is None or n < steps):
-        step = run.propose()
-        run.update(step, _simulated_pairs(step, pairs, rng), pairs)
+        step = run.issue(pairs)
+        run.update(step, _simulated_pairs(step, step.pairs, rng))
         n += 1
     return run
 
@@ -53,12 +54,14 @@ def _run(run, rng, steps=None, pairs=2):
 def test_schedules_are_fishtests():
     """c_k ends at c_end on the last pair; a_k / c_k^2 is r_end there (the learning rate)."""
     run = spsa.Spsa(_rows(), num_games=2000)
-    run.k = run.num_iter - 1
-    step = run.propose()
+    run.issued = run.num_iter - 1
+    step = run.issue()
+    assert step.k == run.num_iter - 1 and step.pairs == 1
     assert step.c == pytest.approx([4, 4])
     assert step.a / step.c ** 2 == pytest.approx([0.002, 0.002])
-    run.k = 0
-    first = run.propose()
+    assert run.issue() is None                             # every pair of the run issued
+    run = spsa.Spsa(_rows(), num_games=2000)
+    first = run.issue()
     assert first.c == pytest.approx(4 * 1000 ** spsa.GAMMA)
     assert set(first.flip.tolist()) <= {-1, 1}
     # the plus and minus engines differ by 2 c_k along the flips, rounded
@@ -76,9 +79,28 @@ def test_spsa_finds_a_known_optimum():
 
 def test_values_are_rounded_and_clipped_to_the_range():
     run = spsa.Spsa([spsa.Row("X", 99, 0, 100, 30)], num_games=10)
-    step = run.propose()
+    step = run.issue()
     assert set(step.plus.values()) | set(step.minus.values()) <= set(range(0, 101))
     assert 100 in (step.plus["X"], step.minus["X"])        # 99 + 30 clipped
+
+
+def test_steps_in_flight_side_by_side_find_the_optimum():
+    """Eight steps in flight at once, finishing in random order (fishtest's workers): each is
+    issued at its own pair index with theta's values of its time, and the run still ends
+    within 2 of the optimum after 20,000 simulated games."""
+    run = spsa.Spsa(_rows(), num_games=20000, seed=3)
+    rng = np.random.default_rng(5)
+    flight = [run.issue(2) for _ in range(8)]
+    assert [s.k for s in flight] == list(range(0, 16, 2))
+    while flight:
+        step = flight.pop(int(rng.integers(len(flight))))
+        run.update(step, _simulated_pairs(step, step.pairs, rng))
+        nxt = run.issue(2)
+        if nxt is not None:
+            flight.append(nxt)
+    assert run.done and run.k == run.num_iter and run.issued == run.num_iter
+    for name, t in zip(["X", "Y"], run.theta):
+        assert abs(t - OPTIMUM[name]) < 2, run.theta
 
 
 def test_resume_replays_the_same_steps():
@@ -89,9 +111,32 @@ def test_resume_replays_the_same_steps():
     saved = json.loads(json.dumps(first.state()))
     again = spsa.Spsa(_rows(), num_games=60, seed=9)
     again.restore(saved)
-    assert again.k == 14 and again.propose().flip.tolist() == first.propose().flip.tolist()
+    assert again.k == 14 and again.issue().flip.tolist() == first.issue().flip.tolist()
+    again = spsa.Spsa(_rows(), num_games=60, seed=9)
+    again.restore(saved)
     _run(again, rng)
     assert again.theta.tolist() == whole.theta.tolist()
+
+
+def test_steps_in_flight_are_saved_and_played_first_after_a_restore():
+    """Steps 0 and 2 in flight, step 4 reported: the saved state holds 0 and 2, and a restored
+    run issues them first with their own pair counts and flips, then the next free index."""
+    run = spsa.Spsa(_rows(), num_games=60, seed=9)
+    a, b, c = run.issue(2), run.issue(2), run.issue(3)
+    assert (a.k, b.k, c.k, c.pairs) == (0, 2, 4, 3)
+    run.update(c, 1)
+    saved = json.loads(json.dumps(run.state()))
+    assert saved["k"] == 3 and saved["issued"] == 7 and saved["pending"] == [[0, 2], [2, 2]]
+    again = spsa.Spsa(_rows(), num_games=60, seed=9)
+    again.restore(saved)
+    assert again.theta.tolist() == run.theta.tolist()
+    r1, r2, r3 = again.issue(5), again.issue(5), again.issue(5)
+    assert [(s.k, s.pairs) for s in (r1, r2, r3)] == [(0, 2), (2, 2), (7, 5)]
+    assert r1.flip.tolist() == a.flip.tolist() and r2.flip.tolist() == b.flip.tolist()
+    # a step given back unplayed comes next again, the same step
+    again.abandon(r3)
+    r4 = again.issue(1)
+    assert (r4.k, r4.pairs, r4.flip.tolist()) == (7, 5, r3.flip.tolist())
 
 
 def test_bad_runs_and_stale_steps_are_refused():
@@ -99,10 +144,17 @@ def test_bad_runs_and_stale_steps_are_refused():
     other = spsa.Spsa(_rows(), num_games=60, seed=10)
     with pytest.raises(ValueError, match="another run"):
         run.restore(other.state())
-    step = run.propose()
-    run.update(step, 1, 2)
-    with pytest.raises(ValueError, match="pair 0"):
-        run.update(step, 1, 2)
+    step = run.issue(2)
+    run.update(step, 1)
+    with pytest.raises(ValueError, match="pair 0 is not in flight"):
+        run.update(step, 1)                                 # reported twice
+    with pytest.raises(ValueError, match="not in flight"):
+        run.abandon(step)
+    with pytest.raises(ValueError, match="at least one"):
+        run.issue(0)
+    timed = spsa.Spsa(_rows(), num_games=60, seed=9, extra={"tc": "5+0.05"})
+    with pytest.raises(ValueError, match="time control"):
+        spsa.Spsa(_rows(), num_games=60, seed=9, extra={"tc": "2+0.02"}).restore(timed.state())
     with pytest.raises(ValueError, match="outside"):
         spsa.Spsa([spsa.Row("X", 200, 0, 100, 4)], num_games=10)
     with pytest.raises(ValueError, match="game pair"):
@@ -137,6 +189,32 @@ def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
     assert "option.RFP_MARGIN" not in sprt
     # another run's state is refused
     assert tune.main(argv[:-4] + ["--seed", "7", "--state", str(state), "--log", str(log)]) == 2
+
+
+def test_tune_search_plays_steps_side_by_side(tmp_path):
+    """Two workers, one pair a step: every pair index is played once, each step's log line
+    has its own flips, and the state ends with nothing in flight. An engine that cannot start
+    stops the run (exit 1) with its step saved as pending, which the next command plays first."""
+    tune = load_script("tune_search")
+    engine = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
+    state, log = tmp_path / "state.json", tmp_path / "log.jsonl"
+    common = ["--games", "8", "--pairs", "1", "--tc", "1+0.01", "--maxmoves", "6",
+              "--params", "RFP_MARGIN", "--book", "", "--state", str(state), "--log", str(log)]
+    dead = f"{shlex.quote(sys.executable)} -c 'raise SystemExit(3)'"
+    for bad in (str(tmp_path / "no_such_engine"), dead):
+        assert tune.main(common + ["--engine", bad, "--concurrency", "1"]) == 1
+        saved = json.loads(state.read_text())
+        assert saved["k"] == 0 and saved["pending"] == [[0, 1]] and not log.exists()
+    assert tune.main(common + ["--engine", engine, "--concurrency", "2"]) == 0
+    steps = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sorted(s["k"] for s in steps) == [0, 1, 2, 3]
+    assert all(s["pairs"] == 1 and s["faults"] == {} for s in steps)
+    run = spsa.Spsa(tune.rows_for(["RFP_MARGIN"], spsa.R_END), 8, seed=1)
+    for s in steps:
+        assert s["flip"] == run._step(s["k"], 1).flip.tolist()
+    saved = json.loads(state.read_text())
+    assert saved["k"] == 4 and saved["issued"] == 4 and saved["pending"] == []
+    assert saved["config"]["extra"] == {"tc": "1+0.01"}
 
 
 def test_tune_search_rows_are_the_params_table():

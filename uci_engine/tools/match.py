@@ -28,7 +28,8 @@ from .report import format_pgn, format_results
 from .schedule import MatchResult, PlayerStats, Scheduled, build_schedule
 from .tournament import Tournament
 
-__all__ = ["main", "run_match", "MatchResult", "Scheduled", "build_schedule", "format_pgn"]
+__all__ = ["main", "run_match", "play_match", "match_summary", "MatchResult", "Scheduled",
+           "build_schedule", "format_pgn"]
 
 USAGE = """usage: uci-engine-match -engine cmd=CMD [name=N] [proto=uci|xboard] [arg=A] [dir=D]
          [option.NAME=VALUE] [tc=TC|st=S] ... -engine ... [-each KEY=VALUE ...]
@@ -69,15 +70,22 @@ def _progress_enabled(cfg: MatchConfig) -> bool:
 
 
 async def run_match(cfg: MatchConfig, out: Callable[[str], None] = print,
-                    warn: Callable[[str], None] | None = None, bar=None) -> MatchResult:
+                    warn: Callable[[str], None] | None = None, bar=None,
+                    sigint: bool = True,
+                    on_start: Callable[[Tournament], None] | None = None) -> MatchResult:
     """Play the whole schedule of ``cfg``; print cutechess output through ``out``.
 
     Returns a :class:`MatchResult`. Stops early on an SPRT decision, on an engine crash or
-    stall without ``-recover`` (as cutechess does), or on SIGINT (Ctrl-C).
+    stall without ``-recover`` (as cutechess does), or on SIGINT (Ctrl-C) when ``sigint``.
+    Matches run side by side on one event loop pass ``sigint=False`` and get their
+    :class:`Tournament` from ``on_start`` (called before the engines start), whose ``stop``
+    ends it as Ctrl-C would.
     """
     from .openings import OpeningsError
 
-    run = Tournament(cfg, out, warn or out, bar)
+    run = Tournament(cfg, out, warn or out, bar, sigint=sigint)
+    if on_start is not None:
+        on_start(run)
     try:
         run.load_openings()
     except OpeningsError as err:
@@ -115,7 +123,13 @@ def play_match(argv: list[str], log: Callable[[str], None] = print) -> dict:
     failed, no openings)."""
     cfg = parse_args(argv)
     quiet_engine_logs()
-    res = asyncio.run(run_match(cfg, out=log, warn=log))
+    return match_summary(asyncio.run(run_match(cfg, out=log, warn=log)))
+
+
+def match_summary(res: MatchResult) -> dict:
+    """The dict of :func:`play_match` (engine 1's wins, losses, draws, pentanomial, faults and
+    why the match stopped) of a finished :func:`run_match`. Raises RuntimeError when the match
+    could not start."""
     if res.error and not res.players[0].games:
         raise RuntimeError(f"match failed: {res.error}")
     first = res.players[0]

@@ -17,10 +17,13 @@ from .schedule import MatchResult, PlayerStats, Scheduled, build_schedule
 
 class Tournament:
     """One match in progress: the engine pools, the running games, the counts and the PGN
-    output (cutechess's Tournament). :func:`run_match` drives it."""
+    output (cutechess's Tournament). :func:`run_match` drives it. With ``sigint`` (the
+    default) Ctrl-C stops it; a caller that runs several at once on one event loop passes
+    False and calls :meth:`stop` itself (an event loop has one SIGINT handler)."""
 
-    def __init__(self, cfg: MatchConfig, out, warn, bar):
+    def __init__(self, cfg: MatchConfig, out, warn, bar, sigint: bool = True):
         self.cfg, self.out, self.warn, self.bar = cfg, out, warn, bar
+        self.sigint = sigint
         self.schedule = build_schedule(cfg)
         self.total = len(self.schedule)
         self.stall_s = cfg.stall_timeout_ms / 1000.0
@@ -252,9 +255,10 @@ class Tournament:
 
         loop.set_exception_handler(exception_handler)
         sigint_installed = False
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGINT, lambda: self.stop("interrupted"))
-            sigint_installed = True
+        if self.sigint:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signal.SIGINT, lambda: self.stop("interrupted"))
+                sigint_installed = True
 
         tasks = [asyncio.ensure_future(self.run_one(s)) for s in self.schedule]
         try:
