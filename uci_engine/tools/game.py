@@ -14,10 +14,9 @@ no answer to ``isready`` (stall timeout) ``White's connection stalls``          
 Before each ``go`` the runner pings the engine (``isready`` / xboard ``ping``) as cutechess
 does, off the clock, and before a UCI engine's first move of a game it sends ``ucinewgame``
 ahead of that ping; an engine that does not answer within the stall timeout is killed and
-forfeits. An
-engine that overruns its clock forfeits at once; it is then sent ``stop`` and must become
-responsive within the stall timeout after the game, else it is killed (and restarted for the
-next game with ``-recover``).
+forfeits. An engine that overruns its clock forfeits at once; it is then sent ``stop`` and
+must become responsive within the stall timeout after the game, else it is killed (and
+restarted for the next game with ``-recover``).
 """
 
 from __future__ import annotations
@@ -164,13 +163,15 @@ class EngineInstance:
         preceded by ``ucinewgame``, so that the ``readyok`` that settles it (an engine may clear
         tables or finish loading there) comes before the runner starts the clock, as cutechess
         syncs its players before a game starts. python-chess's ``play`` would otherwise send
-        the pair itself inside the timed command: it is told that ``game`` has begun. Raises
-        as :meth:`ping`."""
+        the pair itself inside the timed command: it is told that ``game`` has begun (its
+        ``game`` and ``first_game`` fields, python-chess 1.10 and 1.11; without them it sends
+        the pair as before). Raises as :meth:`ping`."""
         proto = self.protocol
-        if isinstance(proto, chess.engine.UciProtocol) and (proto.first_game
-                                                            or proto.game != game):
+        new_game = getattr(proto, "_ucinewgame", None)
+        if (isinstance(proto, chess.engine.UciProtocol) and new_game is not None
+                and (getattr(proto, "first_game", True) or getattr(proto, "game", None) != game)):
             proto.game = game
-            proto._ucinewgame()
+            new_game()
         await self.ping(timeout_s)
 
     async def kill(self) -> None:
