@@ -27,11 +27,9 @@ out of git).
 """
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import shlex
-import signal
 import sys
 import time
 
@@ -39,6 +37,7 @@ from uci_engine import params as SP
 from uci_engine.tools import spsa
 from uci_engine.tools.args import ArgError, parse_args
 from uci_engine.tools.match import match_summary, pairs_argv, quiet_engine_logs, run_match
+from uci_engine.tools.tournament import on_sigint
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_BOOK = os.path.join(ROOT, "tests", "data", "openings", "noob_2moves.epd")
@@ -113,7 +112,6 @@ async def play_steps(run, args):
     run is done, ``args.steps`` steps were issued, Ctrl-C or a match that cannot start; save
     the state and log after every step. Returns None when it ended by itself, else why it
     stopped (str: "interrupted" or the match's error)."""
-    loop = asyncio.get_running_loop()
     running, issued, stopped = set(), [0], [None]
 
     def stop(reason):
@@ -121,11 +119,6 @@ async def play_steps(run, args):
             stopped[0] = reason
         for t in list(running):
             t.stop("interrupted")
-
-    sigint = False
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        loop.add_signal_handler(signal.SIGINT, lambda: stop("interrupted"))
-        sigint = True
 
     def save(line=None):
         _write_json(args.state, run.state())
@@ -184,12 +177,8 @@ async def play_steps(run, args):
             print(f"pairs {run.k}/{run.num_iter}: result {result:+d}, "
                   f"faults {res['faults'] or 'none'}", flush=True)
 
-    try:
+    with on_sigint(lambda: stop("interrupted")):
         await asyncio.gather(*(worker() for _ in range(args.concurrency)))
-    finally:
-        if sigint:
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signal.SIGINT)
     return stopped[0]
 
 

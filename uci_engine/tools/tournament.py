@@ -15,6 +15,24 @@ from .report import format_pgn, format_results
 from .schedule import MatchResult, PlayerStats, Scheduled, build_schedule
 
 
+@contextlib.contextmanager
+def on_sigint(callback):
+    """Call ``callback`` on SIGINT (Ctrl-C) while the block runs, through the running event
+    loop's one SIGINT handler; where the loop takes no signal handlers (not the main thread,
+    Windows) the block runs without one."""
+    loop = asyncio.get_running_loop()
+    installed = False
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, callback)
+        installed = True
+    try:
+        yield
+    finally:
+        if installed:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGINT)
+
+
 class Tournament:
     """One match in progress: the engine pools, the running games, the counts and the PGN
     output (cutechess's Tournament). :func:`run_match` drives it. With ``sigint`` (the
@@ -254,19 +272,12 @@ class Tournament:
                 default_handler(lp, context)
 
         loop.set_exception_handler(exception_handler)
-        sigint_installed = False
-        if self.sigint:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signal.SIGINT, lambda: self.stop("interrupted"))
-                sigint_installed = True
-
         tasks = [asyncio.ensure_future(self.run_one(s)) for s in self.schedule]
         try:
-            await asyncio.gather(*tasks, return_exceptions=True)
+            with (on_sigint(lambda: self.stop("interrupted")) if self.sigint
+                  else contextlib.nullcontext()):
+                await asyncio.gather(*tasks, return_exceptions=True)
         finally:
-            if sigint_installed:
-                with contextlib.suppress(Exception):
-                    loop.remove_signal_handler(signal.SIGINT)
             for t in tasks:
                 if not t.done():
                     t.cancel()
