@@ -11,12 +11,15 @@ one ends, so no core waits for the slowest game of a batch. Each parameter's ``c
 table ``step``; ``r_end`` is ``--r-end`` (0.002, as OpenBench and fishtest).
 
 After every step the state (theta, pairs played, the steps in flight, the run's config with its
-time control) is written atomically to ``--state`` and one JSON line to ``--log`` (the step's
-flips, values played, result, faults and the new theta), so an interrupted run (Ctrl-C, a
-reboot) resumes when the same command is given again: the steps that were in flight are played
-first, with the same flips. A state of another run (other parameters, games, seed, time
-control) is refused. The tuned values become the defaults only after an SPRT at 10+0.1 against
-the untuned engine: the script prints that command at the end (and with ``--show``).
+time control) is written atomically to ``--state`` and one JSON line to ``--log``: the step's
+flips, values played, result, each side's games lost by a fault (time, illegal move, crash,
+stall; ``faults`` the plus side's, ``minus_faults`` the other's) and the new theta. So an
+interrupted run (Ctrl-C, a reboot) resumes when the same command is given again: the steps that
+were in flight are played first, with the same flips. A state of another run (other
+parameters, games, seed, time control) is refused. The tuned values become the defaults only
+after an SPRT at 10+0.1 against the untuned engine: the script prints that command at the end
+(and with ``--show``). ``--pgnout FILE`` appends every game, with its clock comments, to
+``FILE`` (to look into a fault; a cache, not a record).
 
 Usage:
   python scripts/tune_search.py --games 20000                        # all parameters, 3+0.03
@@ -70,12 +73,13 @@ def option_args(values):
     return [f"option.{k}={v}" for k, v in values.items()]
 
 
-def match_argv(engine, step, pairs, tc, concurrency, book, seed, maxmoves=None):
-    """Our runner's (cutechess-cli) arguments for one SPSA step: the plus engine is engine 1."""
+def match_argv(engine, step, pairs, tc, concurrency, book, seed, maxmoves=None, pgn=None):
+    """Our runner's (cutechess-cli) arguments for one SPSA step: the plus engine is engine 1;
+    its games are appended to ``pgn`` when given."""
     return ["-engine", f"cmd={engine}", "name=plus", *option_args(step.plus),
             "-engine", f"cmd={engine}", "name=minus", *option_args(step.minus),
             "-each", "proto=uci", f"tc={tc}", "option.Hash=16",
-            *pairs_argv(pairs, concurrency, seed, book, maxmoves=maxmoves)]
+            *pairs_argv(pairs, concurrency, seed, book, pgn=pgn, maxmoves=maxmoves)]
 
 
 def sprt_command(engine, values):
@@ -130,7 +134,8 @@ async def play_steps(run, args):
         """The step's match (match_summary's dict); its Tournament is in ``running`` while
         it plays, so that Ctrl-C stops it."""
         cfg = parse_args(match_argv(args.engine, step, step.pairs, args.tc, 1, args.book,
-                                    args.seed * 1_000_003 + step.k, args.maxmoves))
+                                    args.seed * 1_000_003 + step.k, args.maxmoves,
+                                    args.pgnout))
         mine = []
 
         def started(t):
@@ -172,10 +177,12 @@ async def play_steps(run, args):
             save({"k": step.k, "pairs": step.pairs, "flip": step.flip.tolist(),
                   "plus": step.plus, "minus": step.minus, "result": result,
                   "penta": res["penta"], "faults": res["faults"],
+                  "minus_faults": res["opponent_faults"],
                   "seconds": round(time.time() - t0, 1),
                   "theta": [round(t, 3) for t in theta]})
-            print(f"pairs {run.k}/{run.num_iter}: result {result:+d}, "
-                  f"faults {res['faults'] or 'none'}", flush=True)
+            print(f"pairs {run.k}/{run.num_iter}: result {result:+d}, faults "
+                  f"plus {res['faults'] or 'none'}, minus {res['opponent_faults'] or 'none'}",
+                  flush=True)
 
     with on_sigint(lambda: stop("interrupted")):
         await asyncio.gather(*(worker() for _ in range(args.concurrency)))
@@ -197,6 +204,8 @@ def main(argv=None):
     ap.add_argument("--state", default=os.path.join("tune", "spsa_state.json"))
     ap.add_argument("--log", default=os.path.join("tune", "spsa_log.jsonl"))
     ap.add_argument("--steps", type=int, default=None, help="stop after this many steps")
+    ap.add_argument("--pgnout", default=None,
+                    help="append every game to this PGN (with each move's clock comment)")
     ap.add_argument("--maxmoves", type=int, default=None, help="adjudicate a draw (smoke tests)")
     ap.add_argument("--show", action="store_true", help="print the saved run and exit")
     args = ap.parse_args(argv)

@@ -225,3 +225,22 @@ def test_tune_search_rows_are_the_params_table():
     with pytest.raises(ValueError, match="unknown"):
         tune.rows_for(["NO_SUCH"], spsa.R_END)
     assert math.isclose(rows[0].r_end, 0.002)
+
+
+def test_tune_search_logs_both_sides_faults_and_writes_the_pgn(tmp_path):
+    """An engine that lets its clock run out on its fourth move: in each pair the plus side
+    flags as White and the minus side as White in the return game, so the log counts one
+    time loss on each side, and ``--pgnout`` holds both games with their clock comments."""
+    tune = load_script("tune_search")
+    engine = f"{shlex.quote(sys.executable)} {FAKES / 'flagger.py'} 3"
+    state, log, pgn = tmp_path / "state.json", tmp_path / "log.jsonl", tmp_path / "g.pgn"
+    argv = ["--games", "2", "--pairs", "1", "--tc", "1+0.01", "--maxmoves", "20",
+            "--concurrency", "1", "--params", "RFP_MARGIN", "--engine", engine, "--book", "",
+            "--state", str(state), "--log", str(log), "--pgnout", str(pgn)]
+    assert tune.main(argv) == 0
+    (step,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert step["faults"] == {"timeout": 1} and step["minus_faults"] == {"timeout": 1}
+    assert step["result"] == 0 and step["penta"] == [0, 0, 1, 0, 0]
+    text = pgn.read_text()
+    assert text.count("[Event ") == 2 and text.count('[Termination "time forfeit"]') == 2
+    assert "s}" in text                                  # each move's clock comment

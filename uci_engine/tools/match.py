@@ -117,7 +117,8 @@ def play_match(argv: list[str], log: Callable[[str], None] = print) -> dict:
     """Play one match in this process from our runner's (cutechess-cli) arguments ``argv``;
     returns engine 1's results: ``wins``, ``losses``, ``draws`` (int), ``penta`` (list of 5
     game-pair counts, LL to WW), ``faults`` (dict result type -> games engine 1 lost by time,
-    illegal move, crash or stall) and ``stopped``: None for a whole match, else why it ended
+    illegal move, crash or stall), ``opponent_faults`` (the same for the other engines' games
+    lost so) and ``stopped``: None for a whole match, else why it ended
     early (str: ``"interrupted"`` by Ctrl-C, ``"sprt"``, ``"crash"``, ``"error"``). Raises
     ArgError on a bad command line and RuntimeError when the match could not start (an engine
     failed, no openings)."""
@@ -128,18 +129,22 @@ def play_match(argv: list[str], log: Callable[[str], None] = print) -> dict:
 
 def match_summary(res: MatchResult) -> dict:
     """The dict of :func:`play_match` (engine 1's wins, losses, draws, pentanomial, faults and
-    why the match stopped) of a finished :func:`run_match`. Raises RuntimeError when the match
-    could not start."""
+    why the match stopped) of a finished :func:`run_match`, with ``opponent_faults``: the
+    same count for the games the other engines lost by a fault. Raises RuntimeError when the
+    match could not start."""
     if res.error and not res.players[0].games:
         raise RuntimeError(f"match failed: {res.error}")
     first = res.players[0]
     faults: dict[str, int] = {}
+    others: dict[str, int] = {}
     for rec in res.records.values():
         loser = rec.fault_loser
-        if loser is not None and (rec.white if loser else rec.black) == first.name:
-            faults[rec.rtype] = faults.get(rec.rtype, 0) + 1
+        if loser is not None:
+            side = faults if (rec.white if loser else rec.black) == first.name else others
+            side[rec.rtype] = side.get(rec.rtype, 0) + 1
     return {"wins": first.wins, "losses": first.losses, "draws": first.draws,
-            "penta": list(res.penta), "faults": faults, "stopped": res.stopped}
+            "penta": list(res.penta), "faults": faults, "opponent_faults": others,
+            "stopped": res.stopped}
 
 
 def quiet_engine_logs() -> None:
