@@ -48,17 +48,37 @@ def _epd_line_to_fen(line: str) -> str:
     return board.fen()
 
 
-def load_openings(path: str | Path, fmt: str | None = None, plies: int | None = None) -> list[Opening]:
-    """Read all openings of an EPD or PGN file.
+#: the openings of the files read so far: (resolved path, format, plies, mtime_ns, size) -> the
+#: tuple of :class:`Opening`. Validating noob_2moves' 7,314 EPD lines with python-chess takes
+#: 0.7-0.8 s; scripts/tune_search.py starts a match for every SPSA step on the event loop that
+#: times its other steps' games, so a re-read stalled a game in progress and lost 4 of its first
+#: 126 games on time at 3+0.03 (2026-11-28)
+_CACHE: dict[tuple, tuple[Opening, ...]] = {}
+
+
+def load_openings(path: str | Path, fmt: str | None = None,
+                  plies: int | None = None) -> list[Opening]:
+    """Read all openings of an EPD or PGN file (a new list; a file read before and unchanged
+    since, by modification time and size, is not parsed again).
 
     ``fmt`` is "epd" or "pgn" (default: from the file extension), ``plies`` caps the number of
-    book moves taken from each PGN game (cutechess ``plies=``; ignored for EPD).
+    book moves taken from each PGN game (cutechess ``plies=``; ignored for EPD). Raises
+    :class:`OpeningsError` for a missing, unreadable or empty file, or an unknown format.
     """
     p = Path(path)
     if not p.is_file():
         raise OpeningsError(f"opening file not found: {p}")
     if fmt is None:
         fmt = "pgn" if p.suffix.lower() == ".pgn" else "epd"
+    st = p.stat()
+    key = (str(p.resolve()), fmt, plies, st.st_mtime_ns, st.st_size)
+    if key not in _CACHE:
+        _CACHE[key] = tuple(_read_openings(p, fmt, plies))
+    return list(_CACHE[key])
+
+
+def _read_openings(p: Path, fmt: str, plies: int | None) -> list[Opening]:
+    """Parse every opening of ``p`` (:func:`load_openings`' errors)."""
     out: list[Opening] = []
     if fmt == "epd":
         with p.open(encoding="utf-8", errors="replace") as fh:
