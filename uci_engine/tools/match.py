@@ -118,8 +118,8 @@ def play_match(argv: list[str], log: Callable[[str], None] = print) -> dict:
     returns engine 1's results: ``wins``, ``losses``, ``draws`` (int), ``penta`` (list of 5
     game-pair counts, LL to WW), ``faults`` (dict result type -> games engine 1 lost by time,
     illegal move, crash or stall), ``opponent_faults`` (the same for the other engines' games
-    lost so) and ``stopped``: None for a whole match, else why it ended
-    early (str: ``"interrupted"`` by Ctrl-C, ``"sprt"``, ``"crash"``, ``"error"``). Raises
+    lost so) and ``stopped``: None for a whole match, else why it ended early (str:
+    ``"interrupted"`` by Ctrl-C, ``"sprt"``, ``"crash"``, ``"error"``). Raises
     ArgError on a bad command line and RuntimeError when the match could not start (an engine
     failed, no openings)."""
     cfg = parse_args(argv)
