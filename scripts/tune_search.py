@@ -7,7 +7,9 @@ random noob_2moves openings, colours swapped) between ``uci-engine --tune`` with
 at a time, through our runner in this process (:func:`uci_engine.tools.match.run_match`), and
 moves theta by the plus side's wins minus losses. ``--concurrency`` steps run side by side on
 one event loop, as fishtest's workers do: each worker issues its next step the moment its last
-one ends, so no core waits for the slowest game of a batch. Each parameter's ``c_end`` is its
+one ends, so no core waits for the slowest game of a batch. A worker's two engines run on from
+step to step (:class:`uci_engine.tools.tournament.EngineKeeper`): each step sends both their
+values, and each game begins with ``ucinewgame``. Each parameter's ``c_end`` is its
 table ``step``; ``r_end`` is ``--r-end`` (0.002, as OpenBench and fishtest).
 
 After every step the state (theta, pairs played, the steps in flight, the run's config with its
@@ -40,7 +42,7 @@ from uci_engine import params as SP
 from uci_engine.tools import spsa
 from uci_engine.tools.args import ArgError, parse_args
 from uci_engine.tools.match import match_summary, pairs_argv, quiet_engine_logs, run_match
-from uci_engine.tools.tournament import on_sigint
+from uci_engine.tools.tournament import EngineKeeper, on_sigint
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_BOOK = os.path.join(ROOT, "tests", "data", "openings", "noob_2moves.epd")
@@ -51,7 +53,7 @@ DEFAULT_GAMES = 20000
 #: the campaign's SPSA time control (docs/campaign.md, "SPSA", gives the games a minute that
 #: chose it over 5+0.05)
 DEFAULT_TC = "3+0.03"
-#: game pairs a step, played one game at a time by one worker; its engines start once a step
+#: game pairs a step, played one game at a time by one worker
 DEFAULT_PAIRS = 2
 #: the SPRT that makes tuned values the defaults (issue 31)
 SPRT_TC = "10+0.1"
@@ -130,9 +132,9 @@ async def play_steps(run, args):
             with open(args.log, "a", encoding="utf-8") as f:
                 f.write(json.dumps(line) + "\n")
 
-    async def play(step):
-        """The step's match (match_summary's dict); its Tournament is in ``running`` while
-        it plays, so that Ctrl-C stops it."""
+    async def play(step, keep):
+        """The step's match (match_summary's dict), its engines from the worker's ``keep``;
+        its Tournament is in ``running`` while it plays, so that Ctrl-C stops it."""
         cfg = parse_args(match_argv(args.engine, step, step.pairs, args.tc, 1, args.book,
                                     args.seed * 1_000_003 + step.k, args.maxmoves,
                                     args.pgnout))
@@ -145,11 +147,18 @@ async def play_steps(run, args):
                 t.stop("interrupted")
         try:
             return match_summary(await run_match(cfg, out=lambda line: None, sigint=False,
-                                                 on_start=started))
+                                                 on_start=started, keep=keep))
         finally:
             running.difference_update(mine)
 
     async def worker():
+        keep = EngineKeeper()               # the worker's two engines run on from step to step
+        try:
+            await steps(keep)
+        finally:
+            await keep.close()
+
+    async def steps(keep):
         while stopped[0] is None and (args.steps is None or issued[0] < args.steps):
             step = run.issue(args.pairs)
             if step is None:
@@ -157,7 +166,7 @@ async def play_steps(run, args):
             issued[0] += 1
             t0 = time.time()
             try:
-                res = await play(step)
+                res = await play(step, keep)
             except (ArgError, RuntimeError) as e:   # no such engine, or one that cannot start
                 run.abandon(step)
                 save()

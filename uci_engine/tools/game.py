@@ -136,18 +136,34 @@ class EngineInstance:
             raise EngineStartError(f"cannot start engine {spec.display_name()} "
                                    f"({' '.join(spec.command())}): {msg}") from None
         inst = cls(spec, transport, protocol, stderr_fh)
-        for oname, value in spec.options.items():
-            try:
-                if oname not in protocol.options:
-                    warn(f"Warning: {inst.name} doesn't have option {oname}")
-                    continue
-                await asyncio.wait_for(protocol.configure({oname: value}), timeout_s)
-            except chess.engine.EngineError as err:
-                warn(f"Warning: invalid value for option {oname} of {inst.name}: {err}")
-            except (asyncio.TimeoutError, chess.engine.EngineTerminatedError) as err:
-                await inst.kill()
-                raise EngineStartError(f"engine {inst.name} failed while setting options: {err!r}") from None
+        await inst.apply_options(timeout_s, warn)
         return inst
+
+    async def apply_options(self, timeout_s: float = 35.0, warn=print) -> None:
+        """Send the spec's ``option.NAME=VALUE`` settings (unknown options are warned about, as
+        cutechess does). Raises EngineStartError, with the engine killed, when it does not
+        answer or exits meanwhile."""
+        for oname, value in self.spec.options.items():
+            try:
+                if oname not in self.protocol.options:
+                    warn(f"Warning: {self.name} doesn't have option {oname}")
+                    continue
+                await asyncio.wait_for(self.protocol.configure({oname: value}), timeout_s)
+            except chess.engine.EngineError as err:
+                warn(f"Warning: invalid value for option {oname} of {self.name}: {err}")
+            except (asyncio.TimeoutError, chess.engine.EngineTerminatedError) as err:
+                await self.kill()
+                raise EngineStartError(f"engine {self.name} failed while setting options: "
+                                       f"{err!r}") from None
+
+    async def reuse(self, spec: EngineSpec, timeout_s: float = 35.0, warn=print) -> None:
+        """Take this running engine into a new match as ``spec`` (the same command, protocol
+        and directory, :func:`keep_key`): its name and the new spec's options. Raises
+        EngineStartError as :meth:`apply_options`."""
+        self.spec = spec
+        name = self.protocol.id.get("name") if hasattr(self.protocol, "id") else None
+        self.name = spec.name or name or spec.display_name()
+        await self.apply_options(timeout_s, warn)
 
     @property
     def alive(self) -> bool:

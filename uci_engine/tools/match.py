@@ -26,7 +26,7 @@ from typing import Callable, TextIO
 from .args import ArgError, MatchConfig, parse_args
 from .report import format_pgn, format_results
 from .schedule import MatchResult, PlayerStats, Scheduled, build_schedule
-from .tournament import Tournament
+from .tournament import EngineKeeper, Tournament
 
 __all__ = ["main", "run_match", "play_match", "match_summary", "MatchResult", "Scheduled",
            "build_schedule", "format_pgn"]
@@ -72,18 +72,21 @@ def _progress_enabled(cfg: MatchConfig) -> bool:
 async def run_match(cfg: MatchConfig, out: Callable[[str], None] = print,
                     warn: Callable[[str], None] | None = None, bar=None,
                     sigint: bool = True,
-                    on_start: Callable[[Tournament], None] | None = None) -> MatchResult:
+                    on_start: Callable[[Tournament], None] | None = None,
+                    keep: EngineKeeper | None = None) -> MatchResult:
     """Play the whole schedule of ``cfg``; print cutechess output through ``out``.
 
     Returns a :class:`MatchResult`. Stops early on an SPRT decision, on an engine crash or
     stall without ``-recover`` (as cutechess does), or on SIGINT (Ctrl-C) when ``sigint``.
     Matches run side by side on one event loop pass ``sigint=False`` and get their
     :class:`Tournament` from ``on_start`` (called before the engines start), whose ``stop``
-    ends it as Ctrl-C would.
+    ends it as Ctrl-C would. A caller that plays match after match with the same engine
+    commands passes one :class:`EngineKeeper` to them all: the engines then run on from one
+    match to the next, and the caller closes the keeper at the end.
     """
     from .openings import OpeningsError
 
-    run = Tournament(cfg, out, warn or out, bar, sigint=sigint)
+    run = Tournament(cfg, out, warn or out, bar, sigint=sigint, keep=keep)
     if on_start is not None:
         on_start(run)
     try:

@@ -33,15 +33,57 @@ def on_sigint(callback):
                 loop.remove_signal_handler(signal.SIGINT)
 
 
+class EngineKeeper:
+    """Engines kept running from one match to the next, as for an SPSA worker's steps: a match
+    takes a kept engine of the same command, protocol, directory, stderr file and option names
+    (:meth:`key`) instead of starting one, sends it its own option values, and at its end gives
+    back its idle engines instead of quitting them. That saves each match the start of its
+    engines; ours also load their search kernels then, which takes 1.5 s or more on a loaded
+    2-core machine, so a first game's opening moves met kernels still loading. Every game still
+    begins with ``ucinewgame``. :meth:`close` quits the kept engines."""
+
+    def __init__(self):
+        self.idle: dict[tuple, list] = {}
+
+    @staticmethod
+    def key(spec: EngineSpec) -> tuple:
+        """What a kept engine must share with the spec that takes it (tuple)."""
+        return (tuple(spec.command()), spec.proto, spec.dir, spec.stderr,
+                tuple(sorted(spec.options)))
+
+    def take(self, spec: EngineSpec):
+        """A kept live engine for ``spec`` (removed from the keeper), or None."""
+        idle = self.idle.get(self.key(spec), [])
+        while idle:
+            inst = idle.pop()
+            if inst.alive:
+                return inst
+        return None
+
+    def give(self, inst) -> None:
+        """Keep ``inst``, an idle engine, for a later match."""
+        self.idle.setdefault(self.key(inst.spec), []).append(inst)
+
+    async def close(self) -> None:
+        """Quit every kept engine."""
+        for idle in self.idle.values():
+            for inst in idle:
+                await inst.quit()
+        self.idle.clear()
+
+
 class Tournament:
     """One match in progress: the engine pools, the running games, the counts and the PGN
     output (cutechess's Tournament). :func:`run_match` drives it. With ``sigint`` (the
     default) Ctrl-C stops it; a caller that runs several at once on one event loop passes
-    False and calls :meth:`stop` itself (an event loop has one SIGINT handler)."""
+    False and calls :meth:`stop` itself (an event loop has one SIGINT handler). With ``keep``
+    (an :class:`EngineKeeper`) its engines come from and go back to the keeper."""
 
-    def __init__(self, cfg: MatchConfig, out, warn, bar, sigint: bool = True):
+    def __init__(self, cfg: MatchConfig, out, warn, bar, sigint: bool = True,
+                 keep: EngineKeeper | None = None):
         self.cfg, self.out, self.warn, self.bar = cfg, out, warn, bar
         self.sigint = sigint
+        self.keep = keep
         self.schedule = build_schedule(cfg)
         self.total = len(self.schedule)
         self.stall_s = cfg.stall_timeout_ms / 1000.0
@@ -80,8 +122,16 @@ class Tournament:
             inst = pool.pop()
             if inst.alive:
                 return inst
-        inst = await EngineInstance.start(self.cfg.engines[idx], max(35.0, self.stall_s),
-                                          self.warn)
+        from .game import EngineStartError
+        spec, timeout_s = self.cfg.engines[idx], max(35.0, self.stall_s)
+        inst = self.keep.take(spec) if self.keep is not None else None
+        if inst is not None:
+            try:
+                await inst.reuse(spec, timeout_s, self.warn)
+            except EngineStartError:            # killed: a new one is started instead
+                inst = None
+        if inst is None:
+            inst = await EngineInstance.start(spec, timeout_s, self.warn)
         self.all_instances.add(inst)
         return inst
 
@@ -285,7 +335,10 @@ class Tournament:
             for pool in self.pools:
                 for inst in pool:
                     self.all_instances.discard(inst)
-                    await inst.quit()
+                    if self.keep is not None and inst.alive:
+                        self.keep.give(inst)
+                    else:
+                        await inst.quit()
             for inst in list(self.all_instances):
                 await inst.kill()
         for t in tasks:
