@@ -52,7 +52,7 @@ def _epd_line_to_fen(line: str) -> str:
 #: tuple of :class:`Opening`. Validating noob_2moves' 7,314 EPD lines with python-chess takes
 #: 0.7-0.8 s; scripts/tune_search.py starts a match for every SPSA step on the event loop that
 #: times its other steps' games, so a re-read stalled a game in progress: 4 of 143 games lost on
-#: time at 3+0.03, each from a clock of about 0.5 s (2026-11-28; none in the 121 games after)
+#: time at 3+0.03, each from a clock of about 0.5 s (2026-11-28; none in the 1,397 games after)
 _CACHE: dict[tuple, tuple[Opening, ...]] = {}
 
 
