@@ -157,9 +157,9 @@ class EngineInstance:
                                        f"{err!r}") from None
 
     async def reuse(self, spec: EngineSpec, timeout_s: float = 35.0, warn=print) -> None:
-        """Take this running engine into a new match as ``spec`` (the same command, protocol
-        and directory, :func:`keep_key`): its name and the new spec's options. Raises
-        EngineStartError as :meth:`apply_options`."""
+        """Take this running engine into a new match as ``spec`` (the same command, protocol,
+        directory, stderr file and option names: :meth:`EngineKeeper.key`): the new spec's name
+        and option values. Raises EngineStartError as :meth:`apply_options`."""
         self.spec = spec
         name = self.protocol.id.get("name") if hasattr(self.protocol, "id") else None
         self.name = spec.name or name or spec.display_name()
