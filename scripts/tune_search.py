@@ -32,10 +32,12 @@ out of git).
 """
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import shlex
 import sys
+import tempfile
 import time
 
 from uci_engine import params as SP
@@ -93,6 +95,27 @@ def sprt_command(engine, values):
                        "-games", "2", "-rounds", "20000", "-repeat", "-concurrency", "2",
                        "-openings", "file=tests/data/openings/noob_2moves.epd", "format=epd",
                        "order=random", "-sprt", "elo0=0", "elo1=10", "alpha=0.05", "beta=0.05"])
+
+
+def lock_state(path):
+    """Lock the run of state file ``path`` for this process: returns an open file to close when
+    done (closing it, or the process ending however it ends, releases the lock), or None when
+    another process holds it. The lock is an exclusive ``flock`` on a file in the temporary
+    directory named after the state's absolute path. Without ``fcntl`` (Windows) nothing is
+    locked and the file is still returned."""
+    digest = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
+    lock_path = os.path.join(tempfile.gettempdir(), f"tune_search-{digest}.lock")
+    fh = open(lock_path, "a")  # noqa: SIM115 - held open while the run plays
+    try:
+        import fcntl
+    except ImportError:
+        return fh
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        return None
+    return fh
 
 
 def _write_json(path, data):
@@ -222,6 +245,19 @@ def main(argv=None):
     if args.pairs < 1 or args.concurrency < 1:
         print("error: --pairs and --concurrency must be at least 1", file=sys.stderr)
         return 2
+    if args.show:
+        return _main(args, names)
+    lock = lock_state(args.state)
+    if lock is None:
+        print(f"error: another tune_search run is playing {args.state}: stop it first (two "
+              "runs on one state would overwrite each other's steps)", file=sys.stderr)
+        return 2
+    with lock:
+        return _main(args, names)
+
+
+def _main(args, names):
+    """The run of :func:`main`'s parsed ``args`` (its exit status)."""
     try:
         run = spsa.Spsa(rows_for(names, args.r_end), args.games, seed=args.seed,
                         extra={"tc": args.tc})

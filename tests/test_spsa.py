@@ -244,3 +244,30 @@ def test_tune_search_logs_both_sides_faults_and_writes_the_pgn(tmp_path):
     text = pgn.read_text()
     assert text.count("[Event ") == 2 and text.count('[Termination "time forfeit"]') == 2
     assert "s}" in text                                  # each move's clock comment
+
+
+def test_a_state_in_play_is_refused_to_a_second_run(tmp_path, capsys):
+    """Two runs on one state would overwrite each other's steps: while another process holds
+    the state's lock, the script refuses to play it (exit 2) and leaves it untouched; --show
+    still reads it; once the lock is released the same command plays."""
+    import subprocess
+    tune = load_script("tune_search")
+    state, log = tmp_path / "state.json", tmp_path / "log.jsonl"
+    engine = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
+    argv = ["--games", "2", "--pairs", "1", "--tc", "1+0.01", "--maxmoves", "4",
+            "--concurrency", "1", "--params", "RFP_MARGIN", "--engine", engine, "--book", "",
+            "--state", str(state), "--log", str(log)]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, runpy; m = runpy.run_path(sys.argv[1]); "
+         "lock = m['lock_state'](sys.argv[2]); print('locked', flush=True); sys.stdin.read()",
+         str(Path(tune.__file__)), str(state)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert tune.main(argv) == 2
+        assert "another tune_search run" in capsys.readouterr().err
+        assert not state.exists() and not log.exists()
+        assert tune.main(argv + ["--show"]) == 0
+    finally:
+        holder.communicate("")
+    assert tune.main(argv) == 0 and json.loads(state.read_text())["k"] == 1
