@@ -102,12 +102,16 @@ class EngineInstance:
 
     def __init__(self, spec: EngineSpec, transport: asyncio.SubprocessTransport,
                  protocol: chess.engine.Protocol, stderr_fh=None):
-        self.spec = spec
         self.transport = transport
         self.protocol = protocol
         self._stderr_fh = stderr_fh
         self.dead = False
-        name = protocol.id.get("name") if hasattr(protocol, "id") else None
+        self._take_spec(spec)
+
+    def _take_spec(self, spec: EngineSpec) -> None:
+        """Play as ``spec``: its name, else the engine's ``id name``, else the command's."""
+        self.spec = spec
+        name = self.protocol.id.get("name") if hasattr(self.protocol, "id") else None
         self.name = spec.name or name or spec.display_name()
 
     @classmethod
@@ -160,9 +164,7 @@ class EngineInstance:
         """Take this running engine into a new match as ``spec`` (the same command, protocol,
         directory, stderr file and option names: :meth:`EngineKeeper.key`): the new spec's name
         and option values. Raises EngineStartError as :meth:`apply_options`."""
-        self.spec = spec
-        name = self.protocol.id.get("name") if hasattr(self.protocol, "id") else None
-        self.name = spec.name or name or spec.display_name()
+        self._take_spec(spec)
         await self.apply_options(timeout_s, warn)
 
     @property

@@ -116,13 +116,12 @@ class Tournament:
         self.openings = [next(stream) for _ in range(n_open)]
 
     async def acquire(self, idx: int):
-        from .game import EngineInstance
+        from .game import EngineInstance, EngineStartError
         pool = self.pools[idx]
         while pool:
             inst = pool.pop()
             if inst.alive:
                 return inst
-        from .game import EngineStartError
         spec, timeout_s = self.cfg.engines[idx], max(35.0, self.stall_s)
         inst = self.keep.take(spec) if self.keep is not None else None
         if inst is not None:
