@@ -64,3 +64,27 @@ def test_a_dead_kept_engine_is_replaced():
         await keep.close()
 
     asyncio.run(main())
+
+
+def test_a_kept_engine_that_exited_by_itself_has_its_stderr_file_closed(tmp_path):
+    async def main():
+        keep = EngineKeeper()
+        cfg = _cfg(16, 16)
+        for spec in cfg.engines:
+            spec.stderr = str(tmp_path / "err.log")
+        await run_match(cfg, out=lambda line: None, sigint=False, keep=keep)
+        kept = [inst for idle in keep.idle.values() for inst in idle]
+        gone = kept[-1]                         # the first taken: its process ends by itself
+        gone.transport.get_extra_info("subprocess").terminate()
+        await asyncio.wait_for(asyncio.shield(gone.protocol.returncode), 10.0)
+        assert not gone.alive and gone._stderr_fh is not None
+        cfg = _cfg(16, 16)
+        for spec in cfg.engines:
+            spec.stderr = str(tmp_path / "err.log")
+        res = match_summary(await run_match(cfg, out=lambda line: None, sigint=False, keep=keep))
+        assert res["draws"] == 2 and res["faults"] == {}
+        assert gone._stderr_fh is None          # dropped and its file closed
+        await keep.close()
+        assert all(inst._stderr_fh is None for inst in kept)
+
+    asyncio.run(main())

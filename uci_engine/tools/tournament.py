@@ -51,13 +51,15 @@ class EngineKeeper:
         return (tuple(spec.command()), spec.proto, spec.dir, spec.stderr,
                 tuple(sorted(spec.options)))
 
-    def take(self, spec: EngineSpec):
-        """A kept live engine for ``spec`` (removed from the keeper), or None."""
+    async def take(self, spec: EngineSpec):
+        """A kept live engine for ``spec`` (removed from the keeper), or None; a kept engine
+        found dead on the way is dropped through its ``kill`` (which closes its stderr file)."""
         idle = self.idle.get(self.key(spec), [])
         while idle:
             inst = idle.pop()
             if inst.alive:
                 return inst
+            await inst.kill()
         return None
 
     def give(self, inst) -> None:
@@ -122,8 +124,10 @@ class Tournament:
             inst = pool.pop()
             if inst.alive:
                 return inst
+            self.all_instances.discard(inst)
+            await inst.kill()                   # exited while idle: closes its stderr file
         spec, timeout_s = self.cfg.engines[idx], max(35.0, self.stall_s)
-        inst = self.keep.take(spec) if self.keep is not None else None
+        inst = await self.keep.take(spec) if self.keep is not None else None
         if inst is not None:
             try:
                 await inst.reuse(spec, timeout_s, self.warn)
@@ -138,8 +142,7 @@ class Tournament:
         spec: EngineSpec = self.cfg.engines[idx]
         if failed or not inst.alive:
             self.all_instances.discard(inst)
-            if inst.alive:
-                await inst.kill()
+            await inst.kill()                   # also when it exited: closes its stderr file
             return
         if spec.restart == "on":
             self.all_instances.discard(inst)
