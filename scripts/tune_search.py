@@ -27,6 +27,7 @@ Usage:
   python scripts/tune_search.py --games 20000                        # all parameters, 3+0.03
   python scripts/tune_search.py --params RFP_MARGIN,NMP_EVAL_DIV ...  # a subset
   python scripts/tune_search.py --show                               # the run so far
+  python scripts/tune_search.py --show --since 882                   # and a slice's figures
 The state and log default to tune/spsa_state.json and tune/spsa_log.jsonl (data: keep them
 out of git).
 """
@@ -136,6 +137,42 @@ def report(run, engine, out=print):
     out("  " + sprt_command(engine, values))
 
 
+def slice_summary(run, log_path, since, out=print):
+    """Print what the steps of the run logged in ``log_path`` from pair ``since`` on played (a
+    ledger row's figures, docs/campaign.md): games, the plus side's pentanomial counts against
+    the minus side, each side's games lost by a fault, the mean seconds a step, and how far
+    theta now stands from the start values, in units of each row's ``c_end``: the largest
+    three moves. Steps logged twice (replayed after a stop) count once, the last time.
+    Raises OSError (no log) and ValueError (a line that is not JSON)."""
+    steps = {}
+    with open(log_path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                step = json.loads(line)
+                if step["k"] >= since:
+                    steps[step["k"]] = step
+    penta = [0] * 5
+    faults = {"plus": {}, "minus": {}}
+    for step in steps.values():
+        for i, n in enumerate(step["penta"]):
+            penta[i] += n
+        for side, key in (("plus", "faults"), ("minus", "minus_faults")):
+            for kind, n in step.get(key, {}).items():
+                faults[side][kind] = faults[side].get(kind, 0) + n
+    pairs = sum(s["pairs"] for s in steps.values())
+    first = min(steps, default=since)
+    out(f"pairs {first}-{first + pairs - 1} ({len(steps)} steps, {2 * pairs} games); plus "
+        f"against minus {penta}; faults plus {faults['plus'] or 'none'}, minus "
+        f"{faults['minus'] or 'none'}")
+    if steps:
+        secs = sum(s["seconds"] for s in steps.values()) / len(steps)
+        out(f"mean step {secs:.1f} s")
+    moves = sorted(((abs(t - r.start) / r.c_end, r.name, r.start, t)
+                    for r, t in zip(run.rows, run.theta)), reverse=True)
+    out("theta from the start, in c_end: " + "; ".join(
+        f"{name} {start} -> {t:.2f} ({m:.2f})" for m, name, start, t in moves[:3]))
+
+
 async def play_steps(run, args):
     """Play the run's steps, ``args.concurrency`` at once (each one game at a time), until the
     run is done, ``args.steps`` steps were issued, Ctrl-C or a match that cannot start; save
@@ -240,6 +277,8 @@ def main(argv=None):
                     help="append every game to this PGN (with each move's clock comment)")
     ap.add_argument("--maxmoves", type=int, default=None, help="adjudicate a draw (smoke tests)")
     ap.add_argument("--show", action="store_true", help="print the saved run and exit")
+    ap.add_argument("--since", type=int, default=None, metavar="PAIR",
+                    help="with --show: also sum the log's steps from this pair on (a slice)")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.params.split(",") if n.strip()]
     if args.pairs < 1 or args.concurrency < 1:
@@ -269,6 +308,12 @@ def _main(args, names):
         return 2
     if args.show:
         report(run, args.engine)
+        if args.since is not None:
+            try:
+                slice_summary(run, args.log, args.since)
+            except (OSError, ValueError, KeyError) as e:
+                print(f"error: the log {args.log}: {e!r}", file=sys.stderr)
+                return 2
         return 0
     os.makedirs(os.path.dirname(os.path.abspath(args.state)), exist_ok=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)

@@ -189,6 +189,19 @@ def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
     assert "option.RFP_MARGIN" not in sprt
     # another run's state is refused
     assert tune.main(argv[:-4] + ["--seed", "7", "--state", str(state), "--log", str(log)]) == 2
+    # a slice's figures: a step logged twice (replayed after a stop) counts once
+    capsys.readouterr()
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(log.read_text().splitlines()[1] + "\n")
+    assert tune.main(argv + ["--show", "--since", "0"]) == 0
+    out = capsys.readouterr().out
+    assert ("pairs 0-3 (2 steps, 8 games); plus against minus [0, 0, 4, 0, 0]; faults plus "
+            "none, minus none") in out
+    assert "theta from the start, in c_end: " in out
+    assert tune.main(argv + ["--show", "--since", "2"]) == 0
+    assert "pairs 2-3 (1 steps, 4 games)" in capsys.readouterr().out
+    log.write_text("not json\n")
+    assert tune.main(argv + ["--show", "--since", "0"]) == 2
 
 
 def test_tune_search_plays_steps_side_by_side(tmp_path):
