@@ -59,12 +59,19 @@ hidden neurons keep their weights; each new neuron keeps the model's fresh rando
 and gets output weights of zero, so the output is unchanged and the new neurons still learn
 (their output weights' gradients are their activations times the error). A plain start goes to
 king buckets by copying its 768 input rows into every bucket. A bucketed perspective whose king
-stands on files e-h sees its board mirrored a<->h, so the grown net gives the start's output
-exactly while both kings stand on files a-d, and otherwise the start's output with one or both
-perspectives mirrored, which a plain net is not trained to match (generation 5d grown to
-``wing8``: held-out loss 0.00776 against its own 0.00581, docs/nets.md). Averaging each row with
-its mirror's does worse (0.00962): ``--mirror`` makes a net nearly symmetric as a function, not
-neuron by neuron (a neuron's mirror image is another neuron).
+stands on files e-h sees its board mirrored a<->h, so one orientation of the rows is exact for it
+and the other for a king on files a-d. ``--widen-kings east`` (the default) copies the rows
+mirrored: the grown net gives the start's output exactly while both kings stand on files e-h,
+where most kings stand (at home on e1 or castled short: in generation 5's self-play every
+``wing8`` bucket held more perspectives mirrored than not, 65 % of the positions both kings);
+``west`` copies them as they are, exact while both kings stand on files a-d. Where the kings
+stand on opposite halves no orientation is exact, as a plain net is not mirror-symmetric
+(a bucketed net is, exactly). On the tail of generation 5's data ``gen6a`` grown into factorised
+``wing8`` started at 0.007301 held-out loss with ``east`` and 0.007327 with ``west`` (its own
+0.005701), and 2 epochs later stood at 0.005953 against 0.006120 (docs/nets.md). Averaging each
+row with its mirror's does worse (generation 5d: 0.00962 against 0.00776 unaveraged): ``--mirror``
+makes a net nearly symmetric as a function, not neuron by neuron (a neuron's mirror image is
+another neuron).
 
 ``--factorise`` (with king buckets) trains each input twice over: its row in its king bucket's
 block and a shared factor row for the same piece on the same (mirrored) square, whatever the
@@ -95,7 +102,7 @@ Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.
            [--batch 16384] [--lr 1e-3] [--lambda 0.5]
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
            [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy] [--init PATH]
-           [--widen] [--factorise] [--bucket-decay 0]
+           [--widen] [--widen-kings east|west] [--factorise] [--bucket-decay 0]
 """
 import argparse
 import json
@@ -126,6 +133,9 @@ PAD = -1
 RECORD_DTYPE = np.dtype([("f", "<i2", (MAX_ACTIVE,)), ("score", "<i2"), ("result", "u1"),
                          ("mirror_ok", "u1")])
 FILE_MIRROR = 7             # index ^ 7 mirrors a feature's square a<->h (384 and 64 are x8)
+#: the files of the kings for which a plain start grown into mirrored king buckets is exact
+#: (``--widen-kings``, the module docstring); east (e-h) holds most kings
+WIDEN_KINGS = ("east", "west")
 KING = 5                    # piece type of the king (uci_engine.kernels.position.KING)
 PIECE_OF = {c: i for i, c in enumerate("PNBRQKpnbrqk")}
 CONVERT_CHUNK = 1 << 20     # positions converted per block (bounds the Python objects held)
@@ -468,14 +478,16 @@ def widen_weights(model, w_ft, b_ft, w_out, src_hidden, src_plain):
     return ft, bias, out
 
 
-def init_weights(model, path, widen=False):
+def init_weights(model, path, widen=False, widen_kings="east"):
     """Set ``model``'s float weights from ``path``: a float-weights file of
     :func:`save_float_weights`, or a quantised net file (``.nnue``; ``w_ft`` and ``b_ft``
     divided by QA, ``w_out`` by QB, the output biases by QA * QB, the inverse of
     :func:`quantise`). With ``widen``, a smaller start of the plain layout or the model's
-    king-bucket map is grown to the model (:func:`widen_weights`). Returns a dict naming the
-    file, its SHA-256 and its kind (and ``widened_from``, the start's architecture, when it was
-    grown), for the record. Raises ValueError when the file's architecture differs from the
+    king-bucket map is grown to the model (:func:`widen_weights`); a plain start grown into
+    king buckets is copied in the orientation exact for kings on the files ``widen_kings``
+    names (``east``: its rows mirrored a<->h; ``west``: as they are; the module docstring).
+    Returns a dict naming the file, its SHA-256 and its kind (and ``widened_from``, the start's
+    architecture, and ``widen_kings`` when it was grown), for the record. Raises ValueError when the file's architecture differs from the
     model's (with ``widen``: when it cannot be grown to it), and OSError or ValueError for a
     file that cannot be read."""
     import hashlib
@@ -515,6 +527,10 @@ def init_weights(model, path, widen=False):
             raise ValueError(f"{path}: architecture {have} cannot be grown to {want} (the same "
                              "activation and output buckets, no more hidden neurons, the plain "
                              "layout or the same king buckets)")
+        if widen_kings not in WIDEN_KINGS:
+            raise ValueError(f"widen_kings {widen_kings!r}: one of {WIDEN_KINGS}")
+        if src_plain and model.layout != LAYOUT_PLAIN and widen_kings == "east":
+            w_ft = w_ft[np.arange(N_FEATURES) ^ FILE_MIRROR]    # exact for kings on files e-h
         if src_plain and model.factorised:
             # the plain rows are what every bucket shares: they go into the factor
             factor = np.zeros((N_FEATURES, model.hidden))
@@ -532,6 +548,8 @@ def init_weights(model, path, widen=False):
     started = {"path": os.path.abspath(path), "sha256": sha, "kind": kind}
     if widened is not None:
         started["widened_from"] = widened
+        if src_plain and model.layout != LAYOUT_PLAIN:
+            started["widen_kings"] = widen_kings
     return started
 
 
@@ -579,7 +597,7 @@ def data_provenance(paths):
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
           wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
-          init=None, widen=False, factorise=False, bucket_decay=0.0):
+          init=None, widen=False, factorise=False, bucket_decay=0.0, widen_kings="east"):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
@@ -588,7 +606,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``king_buckets`` (a name of ``nnue_consts.KING_MAPS`` or "none"): the architecture.
     ``init``: a float-weights or net file the model starts from (:func:`init_weights`; ignored
     when ``resume`` finds a checkpoint); ``widen``: it may be a smaller net, grown to this one
-    (:func:`widen_weights`); ``factorise``: train king buckets with the shared factor rows
+    (:func:`widen_weights`), a plain one into king buckets exact for kings on the files
+    ``widen_kings`` names (:func:`init_weights`); ``factorise``: train king buckets with the shared factor rows
     (module docstring; raises ValueError without king buckets); ``bucket_decay``: the
     decoupled weight decay of its bucket rows (a factorised model only; ValueError otherwise).
     Also writes the float weights
@@ -604,7 +623,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     if bucket_decay and not model.factorised:
         raise ValueError("bucket decay needs the factoriser (--factorise)")
     # a start the architecture refuses fails here too, before the data is converted
-    started_from = init_weights(model, init, widen) if init else None
+    started_from = init_weights(model, init, widen, widen_kings) if init else None
     recs = load_records(data, bin_dir, keep_noisy)
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)
@@ -722,6 +741,9 @@ def main(argv=None):
     ap.add_argument("--widen", action="store_true",
                     help="--init may be a smaller net (fewer hidden neurons, or the plain "
                          "layout where king buckets are asked for): grow it to this one")
+    ap.add_argument("--widen-kings", choices=WIDEN_KINGS, default="east",
+                    help="--widen of a plain start into king buckets: exact for kings on files "
+                         "e-h (east, where most stand) or a-d (west)")
     ap.add_argument("--factorise", action="store_true",
                     help="with --king-buckets: train shared factor rows beside the buckets, "
                          "merged into every bucket in the net file")
@@ -743,7 +765,7 @@ def main(argv=None):
                       mirror=args.mirror, keep_noisy=args.keep_noisy,
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
                       init=args.init, widen=args.widen, factorise=args.factorise,
-                      bucket_decay=args.bucket_decay)
+                      bucket_decay=args.bucket_decay, widen_kings=args.widen_kings)
     line = f"wrote {args.out}"
     if record["history"]:
         last = record["history"][-1]

@@ -404,11 +404,13 @@ def test_widen_keeps_the_output_of_the_start(tmp_path, grow):
         assert big.ft.weight.detach().numpy()[:big.n_inputs, 32:].std() > 0.01
 
 
-def test_widen_from_an_asymmetric_start_is_exact_while_the_kings_stand_on_files_a_to_d(
-        tmp_path):
-    """A plain start that is not mirror-symmetric goes into every king bucket unchanged: the
-    grown net gives its output on the sample positions whose two kings stand on files a-d (no
-    perspective mirrored), and another output elsewhere."""
+@pytest.mark.parametrize("kings", ["east", "west"])
+def test_widen_from_an_asymmetric_start_is_exact_while_the_kings_stand_on_the_chosen_files(
+        tmp_path, kings):
+    """A plain start that is not mirror-symmetric goes into every king bucket, its rows mirrored
+    a<->h with ``widen_kings="east"`` (the default) and as they are with ``west``: the grown net
+    gives the start's output on the sample positions whose two kings stand on files e-h (east)
+    or a-d (west), and another output elsewhere; the record names the orientation."""
     from uci_engine.nnue_file import random_net, save_net
     data = str(tmp_path / "sample.txt")
     shutil.copy(SAMPLE, data)
@@ -416,16 +418,22 @@ def test_widen_from_an_asymmetric_start_is_exact_while_the_kings_stand_on_files_
     small = T.make_model(16)
     T.init_weights(small, str(tmp_path / "src.nnue"))
     big = T.make_model(16, king_buckets="ranks4")
-    T.init_weights(big, str(tmp_path / "src.nnue"), widen=True)
+    started = T.init_weights(big, str(tmp_path / "src.nnue"), widen=True, widen_kings=kings)
+    assert started["widen_kings"] == kings
     w = small.ft.weight.detach().numpy()[:768]
+    if kings == "east":
+        w = w[np.arange(768) ^ 7]
     got = big.ft.weight.detach().numpy()[:big.n_inputs].reshape(4, 768, 16)
     assert all(np.array_equal(bucket, w) for bucket in got)
-    west = np.array([all(chess.square_file(board.king(c)) < 4 for c in chess.COLORS)
-                     for board in (chess.Board(fen.strip()) for fen, _, _ in _lines())])
-    assert 100 < west.sum() < len(west) - 100
+    on_side = np.array([all((chess.square_file(board.king(c)) >= 4) == (kings == "east")
+                            for c in chess.COLORS)
+                        for board in (chess.Board(fen.strip()) for fen, _, _ in _lines())])
+    assert 50 < on_side.sum() < len(on_side) - 50
     a, b = _outputs(big, data), _outputs(small, data)
-    np.testing.assert_allclose(a[west], b[west], rtol=0, atol=1e-5)
-    assert np.abs(a[~west] - b[~west]).max() > 1e-3
+    np.testing.assert_allclose(a[on_side], b[on_side], rtol=0, atol=1e-5)
+    assert np.abs(a[~on_side] - b[~on_side]).max() > 1e-3
+    with pytest.raises(ValueError, match="widen_kings"):
+        T.init_weights(big, str(tmp_path / "src.nnue"), widen=True, widen_kings="north")
 
 
 @pytest.mark.parametrize("src_arch, arch", [
@@ -543,7 +551,7 @@ def test_a_plain_start_grows_into_the_factor_and_the_decay_shrinks_only_the_buck
     small = T.make_model(16)
     T.init_weights(small, str(tmp_path / "src.nnue"))
     w = fac.ft.weight.detach().numpy()
-    plain = small.ft.weight.detach().numpy()[:768]
+    plain = small.ft.weight.detach().numpy()[:768][np.arange(768) ^ 7]    # east: mirrored
     np.testing.assert_allclose(w[fac.n_inputs:fac.pad, :16], plain, rtol=0, atol=1e-6)
     assert not w[fac.n_inputs:fac.pad, 16:].any() and not w[:fac.n_inputs, :16].any()
     # the start's neurons (the new ones keep fresh random weights of their own)
