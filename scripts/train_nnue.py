@@ -63,7 +63,8 @@ stands on files e-h sees its board mirrored a<->h, so one orientation of the row
 and the other for a king on files a-d. ``--widen-kings east`` (the default) copies the rows
 mirrored: the grown net gives the start's output exactly while both kings stand on files e-h,
 where most kings stand (at home on e1 or castled short: in generation 5's self-play every
-``wing8`` bucket held more perspectives mirrored than not, 65 % of the positions both kings);
+``wing8`` bucket held more perspectives mirrored than not, and in 65 % of the positions both
+kings stood on files e-h);
 ``west`` copies them as they are, exact while both kings stand on files a-d. Where the kings
 stand on opposite halves no orientation is exact, as a plain net is not mirror-symmetric
 (a bucketed net is, exactly). On the tail of generation 5's data ``gen6a`` grown into factorised
@@ -487,9 +488,10 @@ def init_weights(model, path, widen=False, widen_kings="east"):
     king buckets is copied in the orientation exact for kings on the files ``widen_kings``
     names (``east``: its rows mirrored a<->h; ``west``: as they are; the module docstring).
     Returns a dict naming the file, its SHA-256 and its kind (and ``widened_from``, the start's
-    architecture, and ``widen_kings`` when it was grown), for the record. Raises ValueError when the file's architecture differs from the
-    model's (with ``widen``: when it cannot be grown to it), and OSError or ValueError for a
-    file that cannot be read."""
+    architecture, and ``widen_kings`` when it was grown), for the record. Raises ValueError
+    when the file's architecture differs from the model's (with ``widen``: when it cannot be
+    grown to it) or ``widen_kings`` is not one of :data:`WIDEN_KINGS`, and OSError or
+    ValueError for a file that cannot be read."""
     import hashlib
     import torch
     with open(path, "rb") as fh:
@@ -607,11 +609,10 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``init``: a float-weights or net file the model starts from (:func:`init_weights`; ignored
     when ``resume`` finds a checkpoint); ``widen``: it may be a smaller net, grown to this one
     (:func:`widen_weights`), a plain one into king buckets exact for kings on the files
-    ``widen_kings`` names (:func:`init_weights`); ``factorise``: train king buckets with the shared factor rows
-    (module docstring; raises ValueError without king buckets); ``bucket_decay``: the
-    decoupled weight decay of its bucket rows (a factorised model only; ValueError otherwise).
-    Also writes the float weights
-    (:func:`float_weights_path`)."""
+    ``widen_kings`` names (:func:`init_weights`); ``factorise``: train king buckets with the
+    shared factor rows (module docstring; raises ValueError without king buckets);
+    ``bucket_decay``: the decoupled weight decay of its bucket rows (a factorised model only;
+    ValueError otherwise). Also writes the float weights (:func:`float_weights_path`)."""
     import torch
     from tqdm import tqdm
     # an architecture the engine cannot run fails here, not after the training
