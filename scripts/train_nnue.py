@@ -64,10 +64,9 @@ and the other for a king on files a-d. ``--widen-kings east`` (the default) copi
 mirrored: the grown net gives the start's output exactly while both kings stand on files e-h,
 where most kings stand (at home on e1 or castled short: in generation 5's self-play every
 ``wing8`` bucket held more perspectives mirrored than not, and in 65 % of the positions both
-kings stood on files e-h);
-``west`` copies them as they are, exact while both kings stand on files a-d. Where the kings
-stand on opposite halves no orientation is exact, as a plain net is not mirror-symmetric
-(a bucketed net is, exactly). On the tail of generation 5's data ``gen6a`` grown into factorised
+kings stood on files e-h); ``west`` copies them as they are, exact while both kings stand on
+files a-d. Where the kings stand on opposite halves no orientation is exact, as a plain net is
+not mirror-symmetric (a bucketed net is, exactly). On the tail of generation 5's data ``gen6a`` grown into factorised
 ``wing8`` started at 0.007301 held-out loss with ``east`` and 0.007327 with ``west`` (its own
 0.005701), and 2 epochs later stood at 0.005953 against 0.006120 (docs/nets.md). Averaging each
 row with its mirror's does worse (generation 5d: 0.00962 against 0.00776 unaveraged): ``--mirror``
@@ -518,6 +517,7 @@ def init_weights(model, path, widen=False, widen_kings="east"):
                                         for k in ("w_ft", "b_ft", "w_out", "b_out"))
         kind = "float16 weights"
     src_plain = have.get("king_buckets") == "none"
+    into_buckets = src_plain and model.layout != LAYOUT_PLAIN   # plain rows copied per bucket
     widened = None
     factor = None
     if widen and have != want:
@@ -531,7 +531,7 @@ def init_weights(model, path, widen=False, widen_kings="east"):
                              "layout or the same king buckets)")
         if widen_kings not in WIDEN_KINGS:
             raise ValueError(f"widen_kings {widen_kings!r}: one of {WIDEN_KINGS}")
-        if src_plain and model.layout != LAYOUT_PLAIN and widen_kings == "east":
+        if into_buckets and widen_kings == "east":
             w_ft = w_ft[np.arange(N_FEATURES) ^ FILE_MIRROR]    # exact for kings on files e-h
         if src_plain and model.factorised:
             # the plain rows are what every bucket shares: they go into the factor
@@ -550,7 +550,7 @@ def init_weights(model, path, widen=False, widen_kings="east"):
     started = {"path": os.path.abspath(path), "sha256": sha, "kind": kind}
     if widened is not None:
         started["widened_from"] = widened
-        if src_plain and model.layout != LAYOUT_PLAIN:
+        if into_buckets:
             started["widen_kings"] = widen_kings
     return started
 

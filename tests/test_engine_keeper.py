@@ -15,11 +15,14 @@ FAKES = Path(__file__).parent / "fake_engines"
 MOVER = f"{shlex.quote(sys.executable)} {FAKES / 'random_mover.py'}"
 
 
-def _cfg(hash_a, hash_b, cmd=MOVER):
-    return parse_args(["-engine", f"cmd={cmd}", "name=a", f"option.Hash={hash_a}",
-                       "-engine", f"cmd={cmd}", "name=b", f"option.Hash={hash_b}",
-                       "-each", "proto=uci", "tc=1+0.01", "-games", "2", "-repeat",
-                       "-maxmoves", "4", "-srand", "1", "-noprogress"])
+def _cfg(hash_a, hash_b, cmd=MOVER, stderr=None):
+    cfg = parse_args(["-engine", f"cmd={cmd}", "name=a", f"option.Hash={hash_a}",
+                      "-engine", f"cmd={cmd}", "name=b", f"option.Hash={hash_b}",
+                      "-each", "proto=uci", "tc=1+0.01", "-games", "2", "-repeat",
+                      "-maxmoves", "4", "-srand", "1", "-noprogress"])
+    for spec in cfg.engines:
+        spec.stderr = stderr
+    return cfg
 
 
 def _pids(keep):
@@ -69,19 +72,15 @@ def test_a_dead_kept_engine_is_replaced():
 def test_a_kept_engine_that_exited_by_itself_has_its_stderr_file_closed(tmp_path):
     async def main():
         keep = EngineKeeper()
-        cfg = _cfg(16, 16)
-        for spec in cfg.engines:
-            spec.stderr = str(tmp_path / "err.log")
-        await run_match(cfg, out=lambda line: None, sigint=False, keep=keep)
+        err = str(tmp_path / "err.log")
+        await run_match(_cfg(16, 16, stderr=err), out=lambda line: None, sigint=False, keep=keep)
         kept = [inst for idle in keep.idle.values() for inst in idle]
         gone = kept[-1]                         # the first taken: its process ends by itself
         gone.transport.get_extra_info("subprocess").terminate()
         await asyncio.wait_for(asyncio.shield(gone.protocol.returncode), 10.0)
         assert not gone.alive and gone._stderr_fh is not None
-        cfg = _cfg(16, 16)
-        for spec in cfg.engines:
-            spec.stderr = str(tmp_path / "err.log")
-        res = match_summary(await run_match(cfg, out=lambda line: None, sigint=False, keep=keep))
+        res = match_summary(await run_match(_cfg(16, 16, stderr=err), out=lambda line: None,
+                                            sigint=False, keep=keep))
         assert res["draws"] == 2 and res["faults"] == {}
         assert gone._stderr_fh is None          # dropped and its file closed
         await keep.close()
