@@ -59,19 +59,19 @@ hidden neurons keep their weights; each new neuron keeps the model's fresh rando
 and gets output weights of zero, so the output is unchanged and the new neurons still learn
 (their output weights' gradients are their activations times the error). A plain start goes to
 king buckets by copying its 768 input rows into every bucket. A bucketed perspective whose king
-stands on files e-h sees its board mirrored a<->h, so one orientation of the rows is exact for it
-and the other for a king on files a-d. ``--widen-kings east`` (the default) copies the rows
+stands on files e-h sees its board mirrored a<->h, so one orientation of the rows is exact for
+it and the other for a king on files a-d. ``--widen-kings east`` (the default) copies the rows
 mirrored: the grown net gives the start's output exactly while both kings stand on files e-h,
 where most kings stand (at home on e1 or castled short: in generation 5's self-play every
 ``wing8`` bucket held more perspectives mirrored than not, and in 65 % of the positions both
 kings stood on files e-h); ``west`` copies them as they are, exact while both kings stand on
 files a-d. Where the kings stand on opposite halves no orientation is exact, as a plain net is
-not mirror-symmetric (a bucketed net is, exactly). On the tail of generation 5's data ``gen6a`` grown into factorised
-``wing8`` started at 0.007301 held-out loss with ``east`` and 0.007327 with ``west`` (its own
-0.005701), and 2 epochs later stood at 0.005953 against 0.006120 (docs/nets.md). Averaging each
-row with its mirror's does worse (generation 5d: 0.00962 against 0.00776 unaveraged): ``--mirror``
-makes a net nearly symmetric as a function, not neuron by neuron (a neuron's mirror image is
-another neuron).
+not mirror-symmetric (a bucketed net is, exactly). On the tail of generation 5's data ``gen6a``
+grown into factorised ``wing8`` started at 0.007301 held-out loss with ``east`` and 0.007327
+with ``west`` (its own 0.005701), and 2 epochs later stood at 0.005953 against 0.006120
+(docs/nets.md). Averaging each row with its mirror's does worse (generation 5d: 0.00962 against
+0.00776 unaveraged): ``--mirror`` makes a net nearly symmetric as a function, not neuron by
+neuron (a neuron's mirror image is another neuron).
 
 ``--factorise`` (with king buckets) trains each input twice over: its row in its king bucket's
 block and a shared factor row for the same piece on the same (mirrored) square, whatever the
