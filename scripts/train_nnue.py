@@ -79,7 +79,9 @@ bucket. The net file holds their sum, so the engine sees the same architecture. 
 then teaches the factor, which the buckets refine: a remedy for king buckets' hunger for data
 (the "feature factorization" with virtual features of Stockfish's trainer, nnue-pytorch's
 docs/nnue.md; bullet's factorised king buckets, whose factor also starts at zero). A start
-from ``--init`` goes into the bucket rows, with the factor at zero, so it is exact; a plain
+from ``--init`` goes into the bucket rows, with the factor at zero, so it is exact (a
+factorised run's own float weights also hold its factor, ``w_factor``, which goes back into the
+factor rows, so that the run goes on where it stood); a plain
 start grown with ``--widen`` goes into the factor instead, with its neurons' bucket rows at
 zero (the same function as copying it into every bucket). ``--bucket-decay WD`` shrinks the
 bucket rows alone by ``lr * WD`` a step (decoupled weight decay, Loshchilov and Hutter's
@@ -282,6 +284,13 @@ def make_model(hidden, activation="screlu", output_buckets=1, king_buckets="none
             blocks = w[:n_inputs].reshape(-1, N_FEATURES, hidden)
             return (blocks + w[n_inputs:n_rows]).reshape(n_inputs, hidden)
 
+        def factor_weights(self):
+            """The shared factor rows (float tensor[768, H], detached) of a factorised model,
+            None for another."""
+            if not self.factorised:
+                return None
+            return self.ft.weight.detach()[n_inputs:n_rows].clone()
+
         def set_ft_weights(self, w, factor=None):
             """Set the net's input weights to ``w`` (float tensor[n_inputs, H]), so that
             :meth:`ft_weights` returns ``w``: the factor rows take ``factor`` (float
@@ -446,15 +455,21 @@ def save_float_weights(model, path):
     float16[n_inputs, H] (the net's input weights, :meth:`ft_weights`: factor rows merged,
     padding left out), ``b_ft`` float16[H], ``w_out``
     float16[B, 2H], ``b_out`` float16[B], and ``architecture``, a JSON string of hidden,
-    activation, output_buckets and king_buckets. float16 keeps 11 bits of mantissa: finer than
+    activation, output_buckets and king_buckets; a factorised model adds ``w_factor``
+    float16[768, H], its factor rows, so that a run that goes on with ``--factorise`` starts
+    with the same split between factor and buckets (``--bucket-decay`` shrinks the buckets
+    towards that factor, not towards zero). float16 keeps 11 bits of mantissa: finer than
     the net file's 1/QA steps for every weight of magnitude under 4 (the clip is 1.98)."""
     def f16(t):
         return t.detach().numpy().astype(np.float16)
 
     tmp = path + ".tmp.npz"
+    extra = {}
+    if model.factorised:
+        extra["w_factor"] = f16(model.factor_weights())
     np.savez_compressed(tmp, w_ft=f16(model.ft_weights()), b_ft=f16(model.ft_bias),
                         w_out=f16(model.out.weight), b_out=f16(model.out.bias),
-                        architecture=np.array(json.dumps(_architecture_of(model))))
+                        architecture=np.array(json.dumps(_architecture_of(model))), **extra)
     os.replace(tmp, path)
 
 
@@ -486,6 +501,9 @@ def init_weights(model, path, widen=False, widen_kings="east"):
     king-bucket map is grown to the model (:func:`widen_weights`); a plain start grown into
     king buckets is copied in the orientation exact for kings on the files ``widen_kings``
     names (``east``: its rows mirrored a<->h; ``west``: as they are; the module docstring).
+    A factorised model started from a float-weights file of the same architecture that holds
+    ``w_factor`` takes that factor and the rest in its bucket rows (the same merged weights);
+    from any other start the bucket rows take the weights and the factor starts at zero.
     Returns a dict naming the file, its SHA-256 and its kind (and ``widened_from``, the start's
     architecture, and ``widen_kings`` when it was grown), for the record. Raises ValueError
     when the file's architecture differs from the model's (with ``widen``: when it cannot be
@@ -515,6 +533,7 @@ def init_weights(model, path, widen=False, widen_kings="east"):
             have = json.loads(str(z["architecture"]))
             w_ft, b_ft, w_out, b_out = (z[k].astype(np.float64)
                                         for k in ("w_ft", "b_ft", "w_out", "b_out"))
+            saved_factor = z["w_factor"].astype(np.float64) if "w_factor" in z else None
         kind = "float16 weights"
     src_plain = have.get("king_buckets") == "none"
     into_buckets = src_plain and model.layout != LAYOUT_PLAIN   # plain rows copied per bucket
@@ -541,6 +560,8 @@ def init_weights(model, path, widen=False, widen_kings="east"):
         widened = have
     elif have != want:
         raise ValueError(f"{path}: architecture {have} is not the one being trained {want}")
+    elif model.factorised and kind == "float16 weights" and saved_factor is not None:
+        factor = saved_factor
     with torch.no_grad():
         model.set_ft_weights(torch.from_numpy(w_ft),
                              None if factor is None else torch.from_numpy(factor))

@@ -533,6 +533,36 @@ def test_factorised_init_is_exact_and_the_factor_learns(tmp_path):
         T.main([data, "--out", str(tmp_path / "y.nnue"), "--factorise"])
 
 
+def test_a_factorised_run_goes_on_from_its_float_weights_with_its_factor(tmp_path):
+    """A factorised model's float weights hold its factor rows (``w_factor``) beside the merged
+    input weights; ``--init`` of them into a factorised model of the same architecture gives
+    back that factor and the same merged weights (to float16 rounding), so ``--bucket-decay``
+    goes on pulling the buckets towards the factor; a start without the factoriser takes the
+    merged weights."""
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    arch = dict(hidden=16, output_buckets=8, king_buckets="ranks4")
+    out = str(tmp_path / "fac.nnue")
+    model, _ = T.train([data], out, epochs=1, batch=128, lr=3e-3, progress=False, seed=4,
+                       factorise=True, bucket_decay=5.0, **arch)
+    factor = model.factor_weights().numpy()
+    assert np.abs(factor).max() > 1e-4
+    with np.load(T.float_weights_path(out)) as z:
+        assert z["w_factor"].dtype == np.float16
+        assert np.array_equal(z["w_factor"], factor.astype(np.float16))
+        merged = z["w_ft"].astype(np.float64)
+    again = T.make_model(16, output_buckets=8, king_buckets="ranks4", factorise=True)
+    T.init_weights(again, T.float_weights_path(out))
+    np.testing.assert_allclose(again.factor_weights().numpy(),
+                               factor.astype(np.float16).astype(np.float64), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(again.ft_weights().numpy(), merged, rtol=0, atol=1e-5)
+    plain = T.make_model(16, output_buckets=8, king_buckets="ranks4")
+    T.init_weights(plain, T.float_weights_path(out))
+    assert plain.factor_weights() is None
+    np.testing.assert_allclose(plain.ft_weights().numpy(), merged, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(_outputs(again, data), _outputs(plain, data), rtol=0, atol=1e-4)
+
+
 def test_a_plain_start_grows_into_the_factor_and_the_decay_shrinks_only_the_buckets(tmp_path):
     """``--widen`` of a plain start into a factorised model puts its rows into the factor, its
     neurons' bucket rows at zero: the same merged weights on the start's neurons, hence the same
