@@ -514,6 +514,7 @@ def init_weights(model, path, widen=False, widen_kings="east"):
     with open(path, "rb") as fh:
         sha = hashlib.sha256(fh.read()).hexdigest()
     want = _architecture_of(model)
+    saved_factor = None         # a factorised run's own factor rows (float-weights files only)
     if path.endswith(".nnue"):
         net = load_net(path)
         same_inputs = (net.layout == model.layout
@@ -560,7 +561,7 @@ def init_weights(model, path, widen=False, widen_kings="east"):
         widened = have
     elif have != want:
         raise ValueError(f"{path}: architecture {have} is not the one being trained {want}")
-    elif model.factorised and kind == "float16 weights" and saved_factor is not None:
+    elif model.factorised and saved_factor is not None:
         factor = saved_factor
     with torch.no_grad():
         model.set_ft_weights(torch.from_numpy(w_ft),

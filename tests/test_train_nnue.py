@@ -551,12 +551,12 @@ def test_a_factorised_run_goes_on_from_its_float_weights_with_its_factor(tmp_pat
         assert z["w_factor"].dtype == np.float16
         assert np.array_equal(z["w_factor"], factor.astype(np.float16))
         merged = z["w_ft"].astype(np.float64)
-    again = T.make_model(16, output_buckets=8, king_buckets="ranks4", factorise=True)
+    again = T.make_model(factorise=True, **arch)
     T.init_weights(again, T.float_weights_path(out))
     np.testing.assert_allclose(again.factor_weights().numpy(),
                                factor.astype(np.float16).astype(np.float64), rtol=0, atol=1e-6)
     np.testing.assert_allclose(again.ft_weights().numpy(), merged, rtol=0, atol=1e-5)
-    plain = T.make_model(16, output_buckets=8, king_buckets="ranks4")
+    plain = T.make_model(**arch)
     T.init_weights(plain, T.float_weights_path(out))
     assert plain.factor_weights() is None
     np.testing.assert_allclose(plain.ft_weights().numpy(), merged, rtol=0, atol=1e-6)
