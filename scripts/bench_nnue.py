@@ -80,11 +80,11 @@ def loop_make(st, mb, moves, reps):
 
 
 @njit(cache=False, nogil=True)
-def loop_update(st, mb, moves, reps, acc, net, params):
+def loop_update(st, mb, moves, reps, acc, net, params, cache, pieces):
     s = 0
     for _ in range(reps):
         for i in range(moves.shape[0]):
-            N.nnue_update(st, mb, i, moves[i], acc, i, net, params)
+            N.nnue_update(st, mb, i, moves[i], acc, i, net, params, cache, pieces)
         s += acc[moves.shape[0], 0, 0]
     return s
 
@@ -99,11 +99,11 @@ def loop_eval(st, mb, moves, reps, acc, net, params):
 
 
 @njit(cache=False, nogil=True)
-def loop_both(st, mb, moves, reps, acc, net, params):
+def loop_both(st, mb, moves, reps, acc, net, params, cache, pieces):
     s = 0
     for _ in range(reps):
         for i in range(moves.shape[0]):
-            N.nnue_update(st, mb, i, moves[i], acc, i, net, params)
+            N.nnue_update(st, mb, i, moves[i], acc, i, net, params, cache, pieces)
             s += N.nnue_evaluate(st, i + 1, acc, i + 1, net, params)
     return s
 
@@ -120,8 +120,9 @@ def _sample_update_args(net):
     st, mb = P.new_stack(4)
     parse_fen(BENCH_FENS[0], st, mb, 0)
     acc = N.new_accumulators(net.hidden, 4)
-    return (st, mb, np.int64(0), np.int64(12 | (28 << 6)), acc, np.int64(0), net.packed(),
-            net.params)
+    pk = net.packed()
+    return (st, mb, np.int64(0), np.int64(12 | (28 << 6)), acc, np.int64(0), pk,
+            net.params) + N.new_finny_table(pk)
 
 
 def _sample_eval_args(net):
@@ -175,20 +176,21 @@ def main(argv=None):
     nets = {h: random_net(h, 100 + h, output_buckets=args.output_buckets,
                           king_map=args.king_buckets) for h in sizes}
     packed = {h: (nets[h].packed(), nets[h].params) for h in sizes}
+    finny = {h: N.new_finny_table(packed[h][0]) for h in sizes}
     accs = {h: N.new_accumulators(h, args.plies + 2) for h in sizes}
 
     def prepare(h):
         acc = accs[h]
-        return [(st, mb, m, acc, packed[h]) for st, mb, m in games]
+        return [(st, mb, m, acc, packed[h], finny[h]) for st, mb, m in games]
 
     def run(kind, h=None):
         total = 0.0
         reps = args.reps
-        for st, mb, m, acc, (pk, params) in prepare(h or sizes[0]):
+        for st, mb, m, acc, (pk, params), table in prepare(h or sizes[0]):
             # a fresh root accumulator per playout: updates then follow the real move line
             N.nnue_refresh(st, np.int64(0), pk, acc, np.int64(0), params)
             if kind == "eval":
-                loop_update(st, mb, m, 1, acc, pk, params)    # fill the rows (untimed)
+                loop_update(st, mb, m, 1, acc, pk, params, *table)    # fill the rows (untimed)
             work = st.copy() if kind == "make" else st
             t0 = time.perf_counter()
             if kind == "hce":
@@ -196,11 +198,11 @@ def main(argv=None):
             elif kind == "make":
                 loop_make(work, mb.copy(), m, reps)
             elif kind == "upd":
-                loop_update(st, mb, m, reps, acc, pk, params)
+                loop_update(st, mb, m, reps, acc, pk, params, *table)
             elif kind == "eval":
                 loop_eval(st, mb, m, reps, acc, pk, params)
             elif kind == "upd+eval":
-                loop_both(st, mb, m, reps, acc, pk, params)
+                loop_both(st, mb, m, reps, acc, pk, params, *table)
             elif kind == "refresh":
                 loop_refresh(st, mb, m, reps, acc, pk, params)
             total += time.perf_counter() - t0

@@ -6,7 +6,10 @@
   bucket or a<->h mirror); the moves are biased towards castling, en passant and promotions,
   and the test asserts that standard and Chess960 castling, en passant, promotions (with and
   without capture), null moves (nnue_copy) and bucket refreshes occurred. The parent row is
-  never written (copy-on-make).
+  never written (copy-on-make). One Finny table serves every playout, as in a search thread.
+* The Finny table's rebuild == the full refresh, for both perspectives of 1,000 unrelated
+  positions in a row through one table (every entry reused across positions), and its entries
+  then hold exactly the pieces of the last position that used them.
 * Quantised Numba inference == a float numpy forward pass of the dequantised weights, with
   features and buckets computed independently from python-chess, within the floor-division
   error (< 2 cp), on 1,000 positions, for SCReLU and CReLU nets (one with saturating
@@ -110,6 +113,8 @@ def test_incremental_equals_refresh(nets, which):
     if net.king_buckets > 1:
         seen.update({"bucket refresh": 0, "mirror refresh": 0, "castling refresh": 0})
     checked = 0
+    # one Finny table for every playout, as a search thread keeps one across positions
+    cache, pieces = N.new_finny_table(pk)
     for fen, c960, st, mb, line in _playouts():
         acc = N.new_accumulators(h, len(line) + 2)
         ref = N.new_accumulators(h, len(line) + 2)
@@ -121,7 +126,8 @@ def test_incremental_equals_refresh(nets, which):
                 seen["null"] += 1
             else:
                 # after make_move, as the search will call it (mb[ply] is the pre-move box)
-                N.nnue_update(st, mb, np.int64(ply), np.int64(m), acc, np.int64(ply), pk, params)
+                N.nnue_update(st, mb, np.int64(ply), np.int64(m), acc, np.int64(ply), pk, params,
+                              cache, pieces)
                 if net.king_buckets > 1:
                     us = int(st[ply, P.STM])
                     (b0, m0), (b1, m1) = (_orientation(st, r, us, net) for r in (ply, ply + 1))
@@ -149,6 +155,36 @@ def test_incremental_equals_refresh(nets, which):
     assert checked > 5000
     for kind, count in seen.items():
         assert count >= 5, f"too few {kind} moves in the playouts: {seen}"
+
+
+@pytest.mark.parametrize("which", ["hot", "king4", "king8"])
+def test_finny_rebuild_equals_refresh(nets, which):
+    net = nets[which]
+    pk, params = net.packed(), net.params
+    cache, pieces = N.new_finny_table(pk)
+    assert cache.shape == (2 * net.king_buckets, 2, net.hidden)
+    assert pieces.shape == (2 * net.king_buckets, 2, 12) and not pieces.any()
+    assert (cache == net.b_ft).all(), "an empty entry holds the b_ft row (no pieces)"
+    st, mb = P.new_stack(2)
+    acc = N.new_accumulators(net.hidden, 2)
+    ref = N.new_accumulators(net.hidden, 2)
+    used = {}
+    for fen, c960 in _positions(1000):
+        parse_fen(fen, st, mb, 0, chess960=c960)
+        acc[:] = 0
+        for persp in range(2):
+            N.nnue_refresh_cached(st, np.int64(0), pk, acc, np.int64(1), np.int64(persp), params,
+                                  cache, pieces)
+            bucket, mirrored = _orientation(st, 0, persp, net)
+            e = 2 * bucket + mirrored if net.king_buckets > 1 else 0
+            assert np.array_equal(pieces[e, persp], st[0, :12]), fen
+            used[e, persp] = used.get((e, persp), 0) + 1
+        N.nnue_refresh(st, np.int64(0), pk, ref, np.int64(1), params)
+        assert np.array_equal(acc[1], ref[1]), f"{fen}: the Finny rebuild differs"
+        assert not acc[0].any(), "only row aply is written"
+    if net.king_buckets > 1:
+        assert len(used) >= 2 * net.king_buckets, f"too few entries used: {sorted(used)}"
+    assert max(used.values()) > 100, "entries must be reused across positions"
 
 
 # --- float oracle ----------------------------------------------------------------------------

@@ -155,18 +155,21 @@ def test_missing_shipped_net_falls_back_to_hand_crafted(monkeypatch):
 
 
 def test_nnue_with_helper_threads():
-    """Lazy SMP helpers get accumulators of the net's size and search with it."""
+    """Lazy SMP helpers get accumulators and a Finny table of the net's size and search with
+    it."""
     e = Engine(4)
     e.set_net(random_net(24, seed=5))
     e.set_use_nnue(True)
     e.set_threads(2)
-    assert e.helpers[0].acc.shape[2] == 24
+    assert e.helpers[0].acc[0].shape[2] == 24 and e.helpers[0].acc[1].shape == (2, 2, 24)
+    assert e.helpers[0].acc[1] is not e.acc[1], "each thread has its own Finny table"
     e.set_position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", [])
     best, _ = e.search(Limits(depth=7))
     board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
     assert chess.Move.from_uci(best) in board.legal_moves
     e.set_net(random_net(8, seed=6))
-    assert e.acc.shape[2] == 8 and e.helpers[0].acc.shape[2] == 8
+    assert e.acc[0].shape[2] == 8 and e.helpers[0].acc[0].shape[2] == 8
+    assert e.acc[1].shape[2] == 8 and e.helpers[0].acc[1].shape[2] == 8
 
 
 # --- over UCI ---------------------------------------------------------------------------------

@@ -83,13 +83,13 @@ def _leaf_jobs():
     i = np.int64(0)
     key = st[0, P.KEY]                                   # uint64
     if USE_NNUE_DEFAULT:
-        acc = N.new_accumulators(8, 2)
         net = np.zeros((PACKED_ROWS, 8), dtype=np.int16)
+        acc = N.new_search_accumulators(net, 2)
         params = np.zeros(PARAMS_LEN, dtype=np.int64)
         params[P_OUT_BUCKETS] = 1
         evaluation = [(SE.nnue_static_eval, (st, i, ctl, acc, i, net, params)),
                       (SE.nnue_push_move, (st, mb, i, i, acc, i, net, params)),
-                      (N.nnue_refresh, (st, i, net, acc, i, params))]
+                      (N.nnue_refresh, (st, i, net, acc[0], i, params))]
     else:
         evaluation = [(E.evaluate, (st, i))]
     return [

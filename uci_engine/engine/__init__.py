@@ -82,14 +82,15 @@ class Engine(GameState, SearchDriver, LazySmp, StopControl, RootTablebases):
     def set_net(self, net):
         """Evaluate with ``net`` (a :class:`uci_engine.nnue_file.Net`) while ``use_nnue`` is
         on: its packed weights and parameters go to the kernels, every thread gets accumulators
-        of its hidden size. The TT and histories are cleared when the NNUE is in use (their
-        static evals came from the previous net)."""
+        of its hidden size and an empty Finny table
+        (:func:`uci_engine.kernels.nnue.new_search_accumulators`). The TT and histories are
+        cleared when the NNUE is in use (their static evals came from the previous net)."""
         self.net = net
         self.net_packed = net.packed()
         self.net_params = net.params
-        self.acc = N.new_accumulators(net.hidden)
+        self.acc = N.new_search_accumulators(self.net_packed)
         for w in self.helpers:
-            w.acc = N.new_accumulators(net.hidden)
+            w.acc = N.new_search_accumulators(self.net_packed)
         if self.use_nnue and hasattr(self, "tt"):
             self.clear()
 
@@ -123,12 +124,13 @@ class Engine(GameState, SearchDriver, LazySmp, StopControl, RootTablebases):
 
     def _root_acc(self, st, root, acc):
         """The ``acc`` argument of the kernels for a search from row ``root`` of ``st``: the
-        accumulator stack ``acc`` with its row 0 refreshed for the root while the NNUE is in
-        use, else :data:`search.HCE_ACC` (the hand-crafted search, no NNUE code)."""
+        thread's ``(stack, cache, pieces)`` with the stack's row 0 refreshed for the root while
+        the NNUE is in use, else :data:`search.HCE_ACC` (the hand-crafted search, no NNUE
+        code)."""
         if not self.use_nnue:
             return SE.HCE_ACC
         pk = self.net_packed
-        N.nnue_refresh(st, np.int64(root), pk, acc, np.int64(0), self.net_params)
+        N.nnue_refresh(st, np.int64(root), pk, acc[0], np.int64(0), self.net_params)
         return acc
 
     def hashfull(self):

@@ -35,11 +35,12 @@ class SearchThread:
     """The private search state of one Lazy SMP thread: position rows (``st``, ``mb``, a copy of
     the game history), the control block ``ctl``, histories ``hist``, search stack ``ss`` and
     move buffers ``mv`` (:mod:`uci_engine.kernels.state`), the last completed iteration
-    ``(depth, score, pv)``, and its NNUE accumulator stack ``acc`` (int16[ACC_ROWS, 2,
-    hidden]). All threads share the engine's TT and net."""
+    ``(depth, score, pv)``, and its NNUE accumulator stack and Finny table ``acc``
+    (:func:`uci_engine.kernels.nnue.new_search_accumulators` of the packed ``net``). All
+    threads share the engine's TT and net."""
 
-    def __init__(self, rows, hidden):
-        self.acc = N.new_accumulators(hidden)
+    def __init__(self, rows, net):
+        self.acc = N.new_search_accumulators(net)
         self.st, self.mb = P.new_stack(rows)
         self.ctl = SS.new_control()
         self.hist = SS.new_histories()
@@ -67,7 +68,7 @@ class LazySmp:
             raise ValueError(f"threads must be 1..{MAX_THREADS}, not {n}")
         self.helpers = self.helpers[:n - 1]
         while len(self.helpers) < n - 1:
-            self.helpers.append(SearchThread(self.st.shape[0], self.net.hidden))
+            self.helpers.append(SearchThread(self.st.shape[0], self.net_packed))
 
     def _search_tb_hits(self):
         """Tablebase probes (int) made inside the search by all threads in the current

@@ -32,6 +32,15 @@ one fused pass (child = parent + added rows - removed rows), never touching row 
 ``acc`` are *search plies* (``row - root_row``), not ``st`` rows, so the stack needs only
 MAX_PLY + a few rows (:func:`new_accumulators`).
 
+A king move that changes its own perspective's king bucket (or a<->h mirror) cannot be updated
+incrementally; that perspective is rebuilt from a *Finny table* (Koivisto's and Stockfish's
+accumulator cache, chessprogramming wiki "NNUE", "Accumulator Refresh Table"): one accumulator per
+perspective and orientation (king bucket, mirrored or not), with the piece bitboards it holds.
+The rebuild adds and subtracts only the pieces that differ between the table entry and the
+position, then copies the entry (:func:`nnue_refresh_cached`), instead of adding every piece to
+``b_ft`` (:func:`nnue_refresh`, the oracle). The table belongs to one search thread and stays
+valid across searches and positions: each entry names the pieces it holds.
+
 Run-time scalars of the loaded net travel in ``params`` int64[PARAMS_LEN] (activation, QA,
 QB, scale, output buckets, input layout, output biases, king map; ``Net.params``), because the
 user can load another net (``EvalFile``): weights are arguments, never module globals that
@@ -61,6 +70,34 @@ ACC_ROWS = MAX_PLY + 8          # accumulator rows a search needs (plies 0 .. MA
 def new_accumulators(hidden, rows=ACC_ROWS):
     """A zeroed accumulator stack: int16[rows, 2, hidden] (rows = search plies)."""
     return np.zeros((rows, 2, hidden), dtype=np.int16)
+
+
+def king_buckets_of(net):
+    """Number of king buckets K (int) of the packed ``net`` int16[768 * K + 1 + 2 * B, H] whose
+    params give B (:data:`P_OUT_BUCKETS`); ``net.shape[0] - 1`` is ``768 * K + 2 * B`` and
+    ``2 * B <= 16 < 768``."""
+    return (net.shape[0] - 1) // N_FEATURES
+
+
+def new_finny_table(net):
+    """An empty Finny table for the packed ``net`` int16[768 * K + 1 + 2 * B, H]: ``(cache,
+    pieces)`` with ``cache`` int16[2 * K, 2, H], every entry the ``b_ft`` row (the accumulator
+    of an empty board), and ``pieces`` uint64[2 * K, 2, 12], all zero (no piece). Entry ``2 *
+    bucket + mirrored`` of perspective ``p`` is ``cache[e, p]`` with the bitboards
+    ``pieces[e, p]`` (:func:`finny_entry`, :func:`nnue_refresh_cached`)."""
+    k = king_buckets_of(net)
+    h = net.shape[1]
+    cache = np.empty((2 * k, 2, h), dtype=np.int16)
+    cache[:, :] = net[N_FEATURES * k]            # the b_ft row follows the k feature blocks
+    return cache, np.zeros((2 * k, 2, PIECE_TYPES * 2), dtype=np.uint64)
+
+
+def new_search_accumulators(net, rows=ACC_ROWS):
+    """What one search thread's NNUE needs for the packed ``net`` (int16[768 * K + 1 + 2 * B,
+    H]): the tuple ``(stack, cache, pieces)`` of the accumulator stack
+    (:func:`new_accumulators`, ``rows`` plies) and an empty Finny table
+    (:func:`new_finny_table`). This tuple is the ``acc`` argument of the NNUE search."""
+    return (new_accumulators(net.shape[1], rows),) + new_finny_table(net)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -140,6 +177,46 @@ def nnue_refresh_persp(st, ply, net, acc, aply, persp, params):
                 acc[aply, persp, i] += net[f, i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def finny_entry(base, flip):
+    """Finny table entry (int64) of the orientation ``(base, flip)`` (:func:`orientation`):
+    ``2 * bucket + mirrored``, with ``bucket = base // 768`` and mirrored when ``flip``
+    holds the a<->h flip (7)."""
+    return base // N_FEATURES * 2 + ((flip & FILE_FLIP) != 0)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def nnue_refresh_cached(st, ply, net, acc, aply, persp, params, cache, pieces):
+    """Perspective ``persp`` of accumulator row ``aply`` for st row ``ply`` from the Finny table
+    ``(cache, pieces)`` (:func:`new_finny_table`): the entry of the perspective's
+    :func:`orientation` gets the ``w_ft`` rows of the pieces the position has and the entry lacks,
+    loses those of the pieces it has and the position lacks, takes the position's bitboards,
+    and is copied into ``acc``. Equal to :func:`nnue_refresh_persp` (int16 sums wrap the same
+    in any order); the cost is the pieces that changed since the entry was last used, not all
+    of them."""
+    h = net.shape[1]
+    base, flip = orientation(st, ply, persp, params)
+    e = finny_entry(base, flip)
+    for p in range(12):
+        now = st[ply, p]
+        was = pieces[e, persp, p]
+        b = now & ~was
+        while b:
+            f = oriented_index(persp, p, lsb(b), base, flip)
+            b &= b - U1
+            for i in range(h):
+                cache[e, persp, i] += net[f, i]
+        b = was & ~now
+        while b:
+            f = oriented_index(persp, p, lsb(b), base, flip)
+            b &= b - U1
+            for i in range(h):
+                cache[e, persp, i] -= net[f, i]
+        pieces[e, persp, p] = now
+    for i in range(h):
+        acc[aply, persp, i] = cache[e, persp, i]
+
+
 @njit(cache=True, nogil=True)
 def nnue_refresh(st, ply, net, acc, aply, params):
     """Full refresh of accumulator row ``aply`` (both perspectives) for st row ``ply``: ``b_ft +
@@ -151,19 +228,22 @@ def nnue_refresh(st, ply, net, acc, aply, params):
 
 
 @njit(cache=True, nogil=True)
-def nnue_update(st, mb, ply, m, acc, aply, net, params):
+def nnue_update(st, mb, ply, m, acc, aply, net, params, cache, pieces):
     """Write accumulator row ``aply + 1`` (the position after move ``m``) from row ``aply`` (the
     position in st row ``ply``) by adding and subtracting ``w_ft`` rows: quiet move 1 add + 1
     sub per perspective, capture and en passant 1 add + 2 sub, castling 2 add + 2 sub (Chess960
     aware: a king or rook that stays put cancels out), promotion adds the new piece. A king
     move that changes its own perspective's :func:`orientation` (king bucket or a<->h mirror)
-    refreshes that perspective from st row ``ply + 1`` instead (Stockfish's and bullet's rule).
+    rebuilds that perspective for st row ``ply + 1`` instead (Stockfish's and bullet's rule),
+    from the Finny table ``(cache, pieces)`` (:func:`nnue_refresh_cached`).
 
     Call it right after ``make_move(st, mb, ply, m)``: it reads the pre-move mailbox
     ``mb[ply]``, side to move ``st[ply, STM]`` and, for a king move with king buckets, st row
     ``ply + 1``. Row ``aply`` is left unchanged (copy-on-make; chessprogramming wiki "NNUE",
     incremental updates). ``acc`` int16[rows, 2, H], ``net`` the packed weights (only feature
-    rows are read, and the ``b_ft`` row on a refresh), ``params`` int64[PARAMS_LEN]."""
+    rows are read), ``params`` int64[PARAMS_LEN], ``cache`` int16[2 * K, 2, H] and ``pieces``
+    uint64[2 * K, 2, 12] the thread's Finny table (:func:`new_finny_table`), written on a
+    rebuild."""
     # The add/sub loops are written out here rather than in inline helpers taking arrays:
     # Numba's IR inlining of array arguments leaves NRT incref/decref (atomic) calls in the
     # body, which cost more than the loops at H = 128.
@@ -181,7 +261,7 @@ def nnue_update(st, mb, ply, m, acc, aply, net, params):
         base, flip = orientation(st, ply, us, params)
         nbase, nflip = orientation(st, ply + 1, us, params)
         if nbase != base or nflip != flip:
-            nnue_refresh_persp(st, ply + 1, net, acc, n, us, params)
+            nnue_refresh_cached(st, ply + 1, net, acc, n, us, params, cache, pieces)
             rebuilt = us
     if flag == FLAG_CASTLE:
         r = us * 2 + (0 if to > frm else 1)
