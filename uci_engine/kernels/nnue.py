@@ -33,8 +33,8 @@ one fused pass (child = parent + added rows - removed rows), never touching row 
 MAX_PLY + a few rows (:func:`new_accumulators`).
 
 A king move that changes its own perspective's king bucket (or a<->h mirror) cannot be updated
-incrementally; that perspective is rebuilt from a *Finny table* (Koivisto's and Stockfish's
-accumulator cache, chessprogramming wiki "NNUE", "Accumulator Refresh Table"): one accumulator per
+incrementally; that perspective is rebuilt from a *Finny table* (an idea of Koivisto's, in
+Stockfish as ``AccumulatorCaches``, src/nnue/nnue_accumulator.h): one accumulator per
 perspective and orientation (king bucket, mirrored or not), with the piece bitboards it holds.
 The rebuild adds and subtracts only the pieces that differ between the table entry and the
 position, then copies the entry (:func:`nnue_refresh_cached`), instead of adding every piece to

@@ -113,8 +113,8 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
     ``acc``, ``net``, ``net_params``: the NNUE's ``(stack, cache, pieces)`` (the accumulator
     stack int16[rows, 2, H], row = search ply, row 0 refreshed by the caller for the root, and
     the thread's Finny table, :func:`.nnue.new_search_accumulators`), packed weights
-    (int16[768 * K + 1 + 2 * B, H], ``Net.packed()``) and run-time scalars (int64[nnue_consts.PARAMS_LEN]) of
-    :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC` the search evaluates with the hand-crafted
+    (int16[768 * K + 1 + 2 * B, H], ``Net.packed()``) and run-time scalars
+    (int64[nnue_consts.PARAMS_LEN]) of :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC` the search evaluates with the hand-crafted
     evaluation and ``net``/``net_params`` are not read (any arrays of those types).
 
     ``params``: the search parameters, int64[uci_engine.params.PARAMS_LEN]
