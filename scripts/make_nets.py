@@ -14,11 +14,16 @@ is not trained again (``--retrain`` trains it anyway). Nets go to ``--nets-dir``
 ``data/nets``), never over the shipped ones; compare a remade net with the shipped one in games
 before replacing it.
 
-The plan (:data:`GENERATIONS`) follows docs/nets.md with two differences: generation 0's data
-is the first 1,000,000 positions written (not ``head -1000000`` of a 3,000,000-position run,
-the same thing) and the runs stopped by hand (after 70 and 78 minutes, generation 3's data
-after two runs, and generation 4's second part, a copy of a run's first 17,808 games) are given
-their position counts. Datagen changed since (the node limit
+The plan (:data:`GENERATIONS`) follows docs/nets.md: generations 0-5, then the strength
+campaign's chain from generation 5 (docs/campaign.md): ``gen6a`` (seeds 14 and 17), ``gen6c``
+(seed 18) and ``gen6f`` (seed 19) each fine-tune the float weights (``.f16.npz``) of the net
+before on generation 5's self-play, and ``gen7c`` (remade as ``gen7_h256_w8_o8``) grows
+``gen6f``'s to H256 with 8 mirrored king buckets (``--widen``) on seeds 18 and 19. It differs
+in two ways: generation 0's data is the first 1,000,000 positions written (not ``head -1000000``
+of a 3,000,000-position run, the same thing) and the runs stopped by hand or partly lost (after
+70 and 78 minutes, generation 3's data after two runs, generation 4's second part, a copy of a
+run's first 17,808 games, and generation 5's seeds 14 and 17, ``gen6a``'s part of them) are
+given the position counts their nets trained on. Datagen changed since (the node limit
 is now checked at every node, issue 31), so the
 remade nets are new nets of the same recipe, not byte copies.
 
@@ -42,6 +47,9 @@ BOOK = os.path.normpath(os.path.join(ROOT, "tests", "data", "openings", "noob_2m
 #: run without them ends
 #: its games by the rules and adjudication alone
 SYZYGY = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "syzygy"))
+#: where the trainer writes a net's float weights: beside it, ``.nnue`` replaced by this
+#: (scripts/train_nnue.py, FLOAT_WEIGHTS_SUFFIX and float_weights_path)
+FLOAT_WEIGHTS_SUFFIX = ".f16.npz"
 
 
 @dataclass(frozen=True)
@@ -60,11 +68,14 @@ class Data:
 class Generation:
     """One net: its name (``<name>.nnue``), the runs it trains on (in order: the last run's
     tail is the held-out part), the trainer's options and the generation whose remade net it
-    starts from (``--init``; None: random weights)."""
+    starts from (``--init``; None: random weights): its net file, or with ``init_float`` its
+    float weights (``<init>.f16.npz``, which the trainer writes beside the net), as the
+    campaign went on from."""
     name: str
     data: tuple
     train: tuple = field(default=())
     init: str | None = None
+    init_float: bool = False
 
 
 _HCE_S1 = Data("hce5k_s1", None, 5000, 1, 1_000_000)
@@ -85,11 +96,39 @@ _GEN4_S11 = Data("gen4_5k_s11", "gen4_h128_o8", 5000, 11, 256_727)
 _GEN4_S12 = Data("gen4_5k_s12", "gen4_h128_o8", 5000, 12, 254_830)
 _GEN4_S10 = Data("gen4_5k_s10", "gen4_h128_o8", 5000, 10, 197_552)
 _GEN4_S13 = Data("gen4_5k_s13", "gen4_h128_o8", 5000, 13, 2_677_610)
+#: generation 4's fitted loss scale, which every fine-tune since keeps (the nets' records,
+#: ``wdl_scale``)
+_GEN4_WDL_SCALE = "149.93692345009205"
 #: generation 5 (the campaign's candidate gen5d): generation 4 fine-tuned at a low rate, with
-#: generation 4's fitted loss scale
+#: generation 4's fitted loss scale; gen6a kept it (its record: epochs, lr, init)
 _GEN5_FINE_TUNE = ("--hidden", "128", "--output-buckets", "8", "--epochs", "4", "--lr", "0.0002",
-                   "--lambda", "0.0", "--mirror", "--wdl-scale", "149.93692345009205")
-#: docs/nets.md, generations 0-5 (gen5_h128_o8 is the default net)
+                   "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+#: generation 5's self-play of the campaign (docs/campaign.md, rows 32-62; the records of gen6a,
+#: gen6c and gen6f, ``sources``). Seed 14 is its second run (row 33: 6,143 games, the first
+#: 519,809 positions of row 32's lost file); seed 17 the first 35,395 games, what gen6a read
+#: (rows 35, 37 and 38; its later games were lost, row 49); seeds 18 and 19 whole (rows 49
+#: and 57-62)
+_GEN5_S14 = Data("gen5d_5k_s14", "gen5_h128_o8", 5000, 14, 519_809)
+_GEN5_S17 = Data("gen5_5k_s17", "gen5_h128_o8", 5000, 17, 3_011_480)
+_GEN5_S18 = Data("gen5_5k_s18", "gen5_h128_o8", 5000, 18, 3_152_431)
+_GEN5_S19 = Data("gen5_5k_s19", "gen5_h128_o8", 5000, 19, 5_830_690)
+#: gen6c and gen6f: the float weights of the net before fine-tuned at half gen6a's rate (their
+#: records)
+_GEN6_FINE_TUNE = ("--hidden", "128", "--output-buckets", "8", "--epochs", "4", "--lr", "0.0001",
+                   "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+#: gen7c's held-out part: the last 2 % of seed 19 (the trainer's default ``--val``), gen6f's
+#: tail (its record: 116,614 of 5,830,690), as a fraction of seeds 18 and 19 (0.0129814...,
+#: gen7c's record)
+_GEN7_VAL = repr(round(_GEN5_S19.positions * 0.02)
+                 / (_GEN5_S18.positions + _GEN5_S19.positions))
+#: gen7c (docs/nets.md, "H256 with king buckets on seeds 18 and 19"; its record): gen6f's float
+#: weights grown to H256 with 8 mirrored factorised king buckets (``--widen-kings`` east, the
+#: default), the bucket rows decayed
+_GEN7_GROW = ("--widen", "--hidden", "256", "--king-buckets", "wing8", "--factorise",
+              "--output-buckets", "8", "--epochs", "4", "--lr", "0.0005", "--bucket-decay", "100",
+              "--val", _GEN7_VAL, "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+#: docs/nets.md, generations 0-5 (gen5_h128_o8, the campaign's gen5d), then the campaign's
+#: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
@@ -102,18 +141,36 @@ GENERATIONS = (
     Generation("gen4_h128_o8", (_GEN2_S5, _GEN3_S6), _H128_O8),
     Generation("gen5_h128_o8", (_GEN4_S8, _GEN4_S9, _GEN4_S11, _GEN4_S12, _GEN4_S10, _GEN4_S13),
                _GEN5_FINE_TUNE, init="gen4_h128_o8"),
+    Generation("gen6a_h128_o8", (_GEN5_S14, _GEN5_S17), _GEN5_FINE_TUNE, init="gen5_h128_o8",
+               init_float=True),
+    Generation("gen6c_h128_o8", (_GEN5_S18,), _GEN6_FINE_TUNE, init="gen6a_h128_o8",
+               init_float=True),
+    Generation("gen6f_h128_o8", (_GEN5_S19,), _GEN6_FINE_TUNE, init="gen6c_h128_o8",
+               init_float=True),
+    Generation("gen7_h256_w8_o8", (_GEN5_S18, _GEN5_S19), _GEN7_GROW, init="gen6f_h128_o8",
+               init_float=True),
 )
 
 
 def small_plan():
-    """A three-generation chain of the same shape, small enough for a smoke test; the last
-    generation starts from the one before, as generation 5 does."""
+    """A four-generation chain of the same shape, small enough for a smoke test; the third
+    generation starts from the net file of the one before, as generation 5 does, and the
+    fourth from the third's float weights, as the campaign's generations 6 and 7 do."""
     tiny = ("--hidden", "16", "--epochs", "1", "--batch", "256", "--lr", "0.004",
             "--lambda", "0.0")
     d0, d1 = Data("s_hce", None, 300, 1, 150), Data("s_gen0", "s_gen0", 300, 2, 150)
     d2 = Data("s_gen1", "s_gen1", 300, 3, 150)
     return (Generation("s_gen0", (d0,), tiny), Generation("s_gen1", (d1,), tiny),
-            Generation("s_gen2", (d1, d2), tiny + ("--mirror",), init="s_gen1"))
+            Generation("s_gen2", (d1, d2), tiny + ("--mirror",), init="s_gen1"),
+            Generation("s_gen3", (d2,), tiny + ("--mirror",), init="s_gen2", init_float=True))
+
+
+def init_path(g, nets_dir):
+    """The weights generation ``g`` starts from (``--init``): the remade net file of
+    ``g.init``, or its float weights with ``g.init_float``; None for random weights."""
+    if g.init is None:
+        return None
+    return os.path.join(nets_dir, g.init + (FLOAT_WEIGHTS_SUFFIX if g.init_float else ".nnue"))
 
 
 def held_positions(path):
@@ -126,7 +183,8 @@ def held_positions(path):
 
 
 def datagen_cmd(d, data_dir, nets_dir, workers, syzygy):
-    cmd = [sys.executable, "-m", "uci_engine", "datagen", "--out", os.path.join(data_dir, d.name + ".rec"),
+    cmd = [sys.executable, "-m", "uci_engine", "datagen",
+           "--out", os.path.join(data_dir, d.name + ".rec"),
            "--format", "records", "--positions", str(d.positions), "--nodes", str(d.nodes),
            "--seed", str(d.seed), "--book", BOOK, "--quiet"]
     if workers:
@@ -142,7 +200,7 @@ def train_cmd(g, data_dir, nets_dir, threads):
     return [sys.executable, os.path.join(ROOT, "scripts", "train_nnue.py"),
             *[os.path.join(data_dir, d.name + ".rec") for d in g.data],
             "--out", os.path.join(nets_dir, g.name + ".nnue"), *g.train,
-            *(("--init", os.path.join(nets_dir, g.init + ".nnue")) if g.init else ()),
+            *(("--init", init_path(g, nets_dir)) if g.init else ()),
             "--threads", str(threads), "--no-progress"]
 
 

@@ -1,5 +1,6 @@
 """scripts/make_nets.py remakes a chain of nets from nothing: a tiny chain (--small) runs end to
-end, each generation's data is played by the net remade before it, and a rerun does nothing."""
+end, each generation's data is played by the net remade before it, a generation goes on from an
+earlier one's net file or float weights, and a rerun does nothing."""
 import hashlib
 import json
 from pathlib import Path
@@ -25,9 +26,14 @@ def test_small_chain_from_nothing_then_a_rerun_does_nothing(tmp_path, capsys):
         assert load_net(str(net)).hidden == 16
         record = json.loads((nets / f"{g.name}.nnue.json").read_text())
         assert [Path(p).name for p in record["data"]] == [f"{d.name}.rec" for d in g.data]
-        # a generation that goes on from an earlier one starts from that remade net
-        want_init = None if g.init is None else str(nets / f"{g.init}.nnue")
+        # a generation that goes on from an earlier one starts from that remade net: its net
+        # file, or the float weights the trainer wrote beside it
+        want_init = None if g.init is None else str(
+            nets / (g.init + (".f16.npz" if g.init_float else ".nnue")))
+        assert mk.init_path(g, str(nets)) == want_init
         assert (record["init"] or {}).get("path") == want_init
+        if g.init is not None:
+            assert record["init"]["kind"] == ("float16 weights" if g.init_float else "net")
     for d in {d for g in plan for d in g.data}:
         side = json.loads((data / f"{d.name}.rec.json").read_text())
         assert side["positions"] >= d.positions
