@@ -114,8 +114,9 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
     stack int16[rows, 2, H], row = search ply, row 0 refreshed by the caller for the root, and
     the thread's Finny table, :func:`.nnue.new_search_accumulators`), packed weights
     (int16[768 * K + 1 + 2 * B, H], ``Net.packed()``) and run-time scalars
-    (int64[nnue_consts.PARAMS_LEN]) of :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC` the search evaluates with the hand-crafted
-    evaluation and ``net``/``net_params`` are not read (any arrays of those types).
+    (int64[nnue_consts.PARAMS_LEN]) of :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC` the search
+    evaluates with the hand-crafted evaluation and ``net``/``net_params`` are not read (any
+    arrays of those types).
 
     ``params``: the search parameters, int64[uci_engine.params.PARAMS_LEN]
     (:func:`uci_engine.params.pack`).
