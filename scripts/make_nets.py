@@ -128,7 +128,7 @@ _GEN7_GROW = ("--widen", "--hidden", "256", "--king-buckets", "wing8", "--factor
               "--output-buckets", "8", "--epochs", "4", "--lr", "0.0005", "--bucket-decay", "100",
               "--val", _GEN7_VAL, "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
 #: docs/nets.md, generations 0-5 (gen5_h128_o8, the campaign's gen5d), then the campaign's
-#: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8)
+#: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8, the default net)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),

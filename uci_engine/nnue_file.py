@@ -54,11 +54,12 @@ ACTIVATIONS = {"crelu": ACT_CRELU, "screlu": ACT_SCRELU}
 INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
 NETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets")
-#: the net the engine loads at start (``EvalFile``'s default): generation 5, 8 output buckets,
-#: generation 4 fine-tuned on generation 4's self-play (docs/nets.md); it beat generation 4 at
-#: 5+0.05 (SPRT H1, +29.3 +- 15.0) and scored 54.2 % against Ethereal 12 where generation 4
-#: scored 47.7 % in the same gauntlet (docs/campaign.md, rows 22-31)
-DEFAULT_NET = "gen5_h128_o8.nnue"
+#: the net the engine loads at start (``EvalFile``'s default): generation 7, H256 with 8 mirrored
+#: king buckets and 8 output buckets, generation 5's chain grown and trained on its self-play
+#: (docs/nets.md); it beat generation 5 at 5+0.05 (SPRT H1, +22.7 +- 12.9) and scored 53.5 %
+#: against Ethereal 12 where generation 5 scored 48.0 % in the same gauntlet (docs/campaign.md,
+#: rows 69-72)
+DEFAULT_NET = "gen7_h256_w8_o8.nnue"
 #: the evaluation an engine starts with (``Use NNUE``'s default, the one switch point for
 #: :class:`uci_engine.engine.Engine`, the UCI option and ``bench``): the NNUE, which beat the
 #: hand-crafted evaluation at 5+0.05 and 10+0.1 (docs/strength.md). The hand-crafted
