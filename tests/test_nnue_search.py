@@ -7,6 +7,7 @@ are in tests/test_nnue.py; here the search's own make / null-move / pruning path
 with ``ctl[NNUE_CHECK]`` set, every NNUE evaluation also rebuilds the accumulator from scratch
 and counts a mismatch if the incremental one differs.
 """
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -204,7 +205,7 @@ def test_uci_evalfile_and_use_nnue(tmp_path, warm_cache):
                 assert "input layout 7 is not one this build can run" in errors[0], lines
         r.send(f"setoption name EvalFile value {good}")
         arch = load_net(str(good)).architecture()
-        assert arch.startswith("(768 -> ") and "SCReLU" in arch
+        assert re.fullmatch(r"\(768(x\d+)? -> \d+\)x2 -> \d+, SCReLU", arch), arch
         assert any(ln.startswith("info string NNUE net") and arch in ln for ln in r.sync(30))
         r.send("setoption name Use NNUE value true", "position startpos moves e2e4", "eval")
         lines = r.sync(60)
