@@ -41,15 +41,14 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from uci_engine.nnue_file import float_weights_path
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 BOOK = os.path.normpath(os.path.join(ROOT, "tests", "data", "openings", "noob_2moves.epd"))
 #: the Syzygy tables docs/nets.md's runs used (``../shared/data/syzygy`` beside the checkout); a
 #: run without them ends
 #: its games by the rules and adjudication alone
 SYZYGY = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "syzygy"))
-#: where the trainer writes a net's float weights: beside it, ``.nnue`` replaced by this
-#: (scripts/train_nnue.py, FLOAT_WEIGHTS_SUFFIX and float_weights_path)
-FLOAT_WEIGHTS_SUFFIX = ".f16.npz"
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,8 @@ def init_path(g, nets_dir):
     ``g.init``, or its float weights with ``g.init_float``; None for random weights."""
     if g.init is None:
         return None
-    return os.path.join(nets_dir, g.init + (FLOAT_WEIGHTS_SUFFIX if g.init_float else ".nnue"))
+    net = os.path.join(nets_dir, g.init + ".nnue")
+    return float_weights_path(net) if g.init_float else net
 
 
 def held_positions(path):

@@ -122,7 +122,7 @@ from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, 
                                             QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
                                             KING_MAPS)
 from uci_engine.nnue_file import (Net, save_net, load_net, ACTIVATIONS, check_architecture,
-                                  input_layout_of)
+                                  input_layout_of, float_weights_path)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -141,7 +141,6 @@ WIDEN_KINGS = ("east", "west")
 KING = 5                    # piece type of the king (uci_engine.kernels.position.KING)
 PIECE_OF = {c: i for i, c in enumerate("PNBRQKpnbrqk")}
 CONVERT_CHUNK = 1 << 20     # positions converted per block (bounds the Python objects held)
-FLOAT_WEIGHTS_SUFFIX = ".f16.npz"   # the committed float weights (docs/campaign.md)
 
 
 def fen_features(fen):
@@ -438,13 +437,6 @@ def quantise(model):
                king_map=tuple(int(x) for x in model.king_map))
 
 
-def float_weights_path(out):
-    """Where the float weights of net file ``out`` go (str): ``out`` without ``.nnue`` plus
-    :data:`FLOAT_WEIGHTS_SUFFIX`."""
-    base = out[:-len(".nnue")] if out.endswith(".nnue") else out
-    return base + FLOAT_WEIGHTS_SUFFIX
-
-
 def _architecture_of(model):
     return {"hidden": int(model.hidden), "activation": model.activation,
             "output_buckets": int(model.output_buckets), "king_buckets": model.king_buckets}
@@ -634,7 +626,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``widen_kings`` names (:func:`init_weights`); ``factorise``: train king buckets with the
     shared factor rows (module docstring; raises ValueError without king buckets);
     ``bucket_decay``: the decoupled weight decay of its bucket rows (a factorised model only;
-    ValueError otherwise). Also writes the float weights (:func:`float_weights_path`)."""
+    ValueError otherwise). Also writes the float weights
+    (:func:`uci_engine.nnue_file.float_weights_path`)."""
     import torch
     from tqdm import tqdm
     # an architecture the engine cannot run fails here, not after the training

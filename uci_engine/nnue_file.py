@@ -54,6 +54,9 @@ ACTIVATIONS = {"crelu": ACT_CRELU, "screlu": ACT_SCRELU}
 INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
 NETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets")
+#: suffix of a net's float weights, which scripts/train_nnue.py writes beside every net file and
+#: ``--init`` reads (the campaign commits them, docs/campaign.md); the engine never reads them
+FLOAT_WEIGHTS_SUFFIX = ".f16.npz"
 #: the net the engine loads at start (``EvalFile``'s default): generation 7, H256 with 8 mirrored
 #: king buckets and 8 output buckets, generation 5's chain grown and trained on its self-play
 #: (docs/nets.md); it beat generation 5 at 5+0.05 (SPRT H1, +22.7 +- 12.9) and scored 53.5 %
@@ -66,6 +69,13 @@ DEFAULT_NET = "gen7_h256_w8_o8.nnue"
 #: evaluation stays available with ``Use NNUE=false``, and is used when the shipped net cannot
 #: be loaded
 USE_NNUE_DEFAULT = True
+
+
+def float_weights_path(out):
+    """Where the float weights of net file ``out`` go (str): ``out`` without ``.nnue`` plus
+    :data:`FLOAT_WEIGHTS_SUFFIX`."""
+    base = out[:-len(".nnue")] if out.endswith(".nnue") else out
+    return base + FLOAT_WEIGHTS_SUFFIX
 
 
 def find_net(name):
