@@ -98,10 +98,16 @@ _GEN4_S13 = Data("gen4_5k_s13", "gen4_h128_o8", 5000, 13, 2_677_610)
 #: generation 4's fitted loss scale, which every fine-tune since keeps (the nets' records,
 #: ``wdl_scale``)
 _GEN4_WDL_SCALE = "149.93692345009205"
+def _fine_tune(lr):
+    """The trainer's options of a fine-tune of an H128 net with 8 output buckets: 4 epochs at
+    ``lr`` (str), lambda 0, mirrored, with generation 4's fitted loss scale."""
+    return ("--hidden", "128", "--output-buckets", "8", "--epochs", "4", "--lr", lr,
+            "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+
+
 #: generation 5 (the campaign's candidate gen5d): generation 4 fine-tuned at a low rate, with
 #: generation 4's fitted loss scale; gen6a kept it (its record: epochs, lr, init)
-_GEN5_FINE_TUNE = ("--hidden", "128", "--output-buckets", "8", "--epochs", "4", "--lr", "0.0002",
-                   "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+_GEN5_FINE_TUNE = _fine_tune("0.0002")
 #: generation 5's self-play of the campaign (docs/campaign.md, rows 32-62; the records of gen6a,
 #: gen6c and gen6f, ``sources``). Seed 14 is its second run (row 33: 6,143 games, the first
 #: 519,809 positions of row 32's lost file); seed 17 the first 35,395 games, what gen6a read
@@ -113,8 +119,7 @@ _GEN5_S18 = Data("gen5_5k_s18", "gen5_h128_o8", 5000, 18, 3_152_431)
 _GEN5_S19 = Data("gen5_5k_s19", "gen5_h128_o8", 5000, 19, 5_830_690)
 #: gen6c and gen6f: the float weights of the net before fine-tuned at half gen6a's rate (their
 #: records)
-_GEN6_FINE_TUNE = ("--hidden", "128", "--output-buckets", "8", "--epochs", "4", "--lr", "0.0001",
-                   "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+_GEN6_FINE_TUNE = _fine_tune("0.0001")
 #: gen7c's held-out part: the last 2 % of seed 19 (the trainer's default ``--val``), gen6f's
 #: tail (its record: 116,614 of 5,830,690), as a fraction of seeds 18 and 19 (0.0129814...,
 #: gen7c's record)
