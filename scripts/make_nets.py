@@ -98,6 +98,8 @@ _GEN4_S13 = Data("gen4_5k_s13", "gen4_h128_o8", 5000, 13, 2_677_610)
 #: generation 4's fitted loss scale, which every fine-tune since keeps (the nets' records,
 #: ``wdl_scale``)
 _GEN4_WDL_SCALE = "149.93692345009205"
+
+
 def _fine_tune(lr):
     """The trainer's options of a fine-tune of an H128 net with 8 output buckets: 4 epochs at
     ``lr`` (str), lambda 0, mirrored, with generation 4's fitted loss scale."""
