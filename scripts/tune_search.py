@@ -28,6 +28,7 @@ Usage:
   python scripts/tune_search.py --params RFP_MARGIN,NMP_EVAL_DIV ...  # a subset
   python scripts/tune_search.py --show                               # the run so far
   python scripts/tune_search.py --show --since 882                   # and a slice's figures
+  python scripts/tune_search.py --options                            # the tuned values' options
 The state and log default to tune/spsa_state.json and tune/spsa_log.jsonl (data: keep them
 out of git).
 """
@@ -87,9 +88,14 @@ def match_argv(engine, step, pairs, tc, concurrency, book, seed, maxmoves=None, 
             *pairs_argv(pairs, concurrency, seed, book, pgn=pgn, maxmoves=maxmoves)]
 
 
+def changed_values(values):
+    """The entries of ``values`` (dict name -> int) that differ from their table defaults."""
+    return {k: v for k, v in values.items() if v != SP.TABLE[SP.BY_NAME[k]].default}
+
+
 def sprt_command(engine, values):
     """The SPRT command (str) that tests ``values`` against the untuned engine."""
-    changed = {k: v for k, v in values.items() if v != SP.TABLE[SP.BY_NAME[k]].default}
+    changed = changed_values(values)
     return shlex.join(["uci-engine-match", "-engine", f"cmd={engine}", "name=tuned",
                        *option_args(changed), "-engine", f"cmd={engine}", "name=untuned",
                        "-each", "proto=uci", f"tc={SPRT_TC}", "option.Hash=16",
@@ -279,12 +285,15 @@ def main(argv=None):
     ap.add_argument("--show", action="store_true", help="print the saved run and exit")
     ap.add_argument("--since", type=int, default=None, metavar="PAIR",
                     help="with --show: also sum the log's steps from this pair on (a slice)")
+    ap.add_argument("--options", action="store_true",
+                    help="print the saved run's values that differ from the defaults as our "
+                         "runner's option.NAME=VALUE arguments, on one line, and exit")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.params.split(",") if n.strip()]
     if args.pairs < 1 or args.concurrency < 1:
         print("error: --pairs and --concurrency must be at least 1", file=sys.stderr)
         return 2
-    if args.show:
+    if args.show or args.options:
         return _main(args, names)
     lock = lock_state(args.state)
     if lock is None:
@@ -306,6 +315,9 @@ def _main(args, names):
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.options:
+        print(shlex.join(option_args(changed_values(run.values()))))
+        return 0
     if args.show:
         report(run, args.engine)
         if args.since is not None:

@@ -202,6 +202,16 @@ def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
     assert "pairs 2-3 (1 steps, 4 games)" in capsys.readouterr().out
     log.write_text("not json\n")
     assert tune.main(argv + ["--show", "--since", "0"]) == 2
+    # --options: only the values that moved from their defaults, as the runner's arguments
+    capsys.readouterr()
+    assert tune.main(argv + ["--options"]) == 0
+    assert capsys.readouterr().out == "\n"                   # draws only: nothing moved
+    saved = json.loads(state.read_text())
+    saved["theta"] = [saved["theta"][0] + 7.4, saved["theta"][1]]   # RFP_MARGIN, NMP_EVAL_DIV
+    state.write_text(json.dumps(saved))
+    assert tune.main(argv + ["--options"]) == 0
+    rfp = tune.SP.TABLE[tune.SP.BY_NAME["RFP_MARGIN"]].default + 7
+    assert capsys.readouterr().out == f"option.RFP_MARGIN={rfp}\n"
 
 
 def test_tune_search_plays_steps_side_by_side(tmp_path):
