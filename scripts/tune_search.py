@@ -88,14 +88,15 @@ def match_argv(engine, step, pairs, tc, concurrency, book, seed, maxmoves=None, 
             *pairs_argv(pairs, concurrency, seed, book, pgn=pgn, maxmoves=maxmoves)]
 
 
-def changed_values(values):
-    """The entries of ``values`` (dict name -> int) that differ from their table defaults."""
-    return {k: v for k, v in values.items() if v != SP.TABLE[SP.BY_NAME[k]].default}
+def changed_values(run):
+    """The run's rounded values (dict name -> int) that differ from its start values (the
+    defaults of the build it tuned)."""
+    return {k: v for (k, v), r in zip(run.values().items(), run.rows) if v != r.start}
 
 
-def sprt_command(engine, values):
-    """The SPRT command (str) that tests ``values`` against the untuned engine."""
-    changed = changed_values(values)
+def sprt_command(engine, run):
+    """The SPRT command (str) that tests the run's values against the untuned engine."""
+    changed = changed_values(run)
     return shlex.join(["uci-engine-match", "-engine", f"cmd={engine}", "name=tuned",
                        *option_args(changed), "-engine", f"cmd={engine}", "name=untuned",
                        "-each", "proto=uci", f"tc={SPRT_TC}", "option.Hash=16",
@@ -140,7 +141,7 @@ def report(run, engine, out=print):
         if values[r.name] != r.start or abs(t - r.start) >= 0.5 * r.c_end:
             out(f"  {r.name}: {r.start} -> {t:.2f} ({values[r.name]})")
     out("SPRT against the untuned engine:")
-    out("  " + sprt_command(engine, values))
+    out("  " + sprt_command(engine, run))
 
 
 def slice_summary(run, log_path, since, out=print):
@@ -307,16 +308,25 @@ def main(argv=None):
 def _main(args, names):
     """The run of :func:`main`'s parsed ``args`` (its exit status)."""
     try:
-        run = spsa.Spsa(rows_for(names, args.r_end), args.games, seed=args.seed,
-                        extra={"tc": args.tc})
-        if os.path.exists(args.state):
+        if (args.show or args.options) and os.path.exists(args.state):
+            # reading a run needs only its state: its rows and start values are saved there,
+            # so it stays readable after its values become the table's defaults
             with open(args.state, encoding="utf-8") as f:
-                run.restore(json.load(f))
+                run = spsa.Spsa.from_state(json.load(f))
+        else:
+            run = spsa.Spsa(rows_for(names, args.r_end), args.games, seed=args.seed,
+                            extra={"tc": args.tc})
+            if os.path.exists(args.state):
+                with open(args.state, encoding="utf-8") as f:
+                    run.restore(json.load(f))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except (KeyError, TypeError) as e:
+        print(f"error: {args.state} is not an SPSA state ({e!r})", file=sys.stderr)
+        return 2
     if args.options:
-        print(shlex.join(option_args(changed_values(run.values()))))
+        print(shlex.join(option_args(changed_values(run))))
         return 0
     if args.show:
         report(run, args.engine)

@@ -112,10 +112,12 @@ def test_resume_replays_the_same_steps():
     again = spsa.Spsa(_rows(), num_games=60, seed=9)
     again.restore(saved)
     assert again.k == 14 and again.issue().flip.tolist() == first.issue().flip.tolist()
-    again = spsa.Spsa(_rows(), num_games=60, seed=9)
-    again.restore(saved)
+    again = spsa.Spsa.from_state(saved)           # rebuilt from the state alone
+    assert again.config() == first.config() and again.k == 14
     _run(again, rng)
     assert again.theta.tolist() == whole.theta.tolist()
+    with pytest.raises(KeyError):
+        spsa.Spsa.from_state({"k": 0})
 
 
 def test_steps_in_flight_are_saved_and_played_first_after_a_restore():
@@ -161,7 +163,7 @@ def test_bad_runs_and_stale_steps_are_refused():
         spsa.Spsa(_rows(), num_games=1)
 
 
-def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
+def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys, monkeypatch):
     """The script against fake engines (random movers, draws at -maxmoves): stopped after one
     step, the same command resumes at the next pair and finishes the run; the log has one line
     per step with the values played; the SPRT command names only moved parameters."""
@@ -212,6 +214,19 @@ def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys):
     assert tune.main(argv + ["--options"]) == 0
     rfp = tune.SP.TABLE[tune.SP.BY_NAME["RFP_MARGIN"]].default + 7
     assert capsys.readouterr().out == f"option.RFP_MARGIN={rfp}\n"
+    # once the tuned values become the table's defaults, the run still reads from its state
+    # alone, and its options stay relative to the start values it saved
+    monkeypatch.setattr(tune.SP, "TABLE", [p._replace(default=p.default + 1)
+                                           if p.name == "NMP_EVAL_DIV" else p
+                                           for p in tune.SP.TABLE])
+    assert tune.main(argv + ["--options"]) == 0
+    assert capsys.readouterr().out == f"option.RFP_MARGIN={rfp}\n"
+    assert tune.main(argv + ["--show"]) == 0
+    assert f"RFP_MARGIN: {rfp - 7} -> " in capsys.readouterr().out
+    assert tune.main(argv + ["--steps", "1"]) == 2       # but playing on needs the same rows
+    state.write_text("{}")
+    assert tune.main(argv + ["--options"]) == 2
+    assert "is not an SPSA state" in capsys.readouterr().err
 
 
 def test_tune_search_plays_steps_side_by_side(tmp_path):

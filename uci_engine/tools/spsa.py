@@ -175,6 +175,21 @@ class Spsa:
         return {"config": self.config(), "k": self.k, "theta": self.theta.tolist(),
                 "issued": self.issued, "pending": pending}
 
+    @classmethod
+    def from_state(cls, state):
+        """The run that saved ``state`` (:meth:`state`'s dict), rebuilt from its own config and
+        restored: reading a finished run needs no table of today's defaults (they may have
+        become its tuned values since). Raises ValueError (or KeyError, TypeError) on a state
+        that is not one."""
+        cfg = state["config"]
+        rows = [Row(str(n), start, lo, hi, c_end, r_end)
+                for n, start, lo, hi, c_end, r_end in cfg["rows"]]
+        num_iter = int(cfg["num_iter"])
+        run = cls(rows, 2 * num_iter, seed=cfg["seed"], alpha=cfg["alpha"], gamma=cfg["gamma"],
+                  a_ratio=cfg["A"] / num_iter, extra=cfg.get("extra"))
+        run.restore(state)              # checks the rebuilt config against the saved one
+        return run
+
     def restore(self, state):
         """Continue from ``state`` (:meth:`state`'s dict): its pending steps are issued again
         first. Raises ValueError when it belongs to another run (other rows, length, seed,
