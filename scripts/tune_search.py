@@ -287,8 +287,8 @@ def main(argv=None):
     ap.add_argument("--since", type=int, default=None, metavar="PAIR",
                     help="with --show: also sum the log's steps from this pair on (a slice)")
     ap.add_argument("--options", action="store_true",
-                    help="print the saved run's values that differ from the defaults as our "
-                         "runner's option.NAME=VALUE arguments, on one line, and exit")
+                    help="print the saved run's values that differ from its start values as "
+                         "our runner's option.NAME=VALUE arguments, on one line, and exit")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.params.split(",") if n.strip()]
     if args.pairs < 1 or args.concurrency < 1:

@@ -204,7 +204,7 @@ def test_tune_search_runs_resumes_and_prints_the_sprt(tmp_path, capsys, monkeypa
     assert "pairs 2-3 (1 steps, 4 games)" in capsys.readouterr().out
     log.write_text("not json\n")
     assert tune.main(argv + ["--show", "--since", "0"]) == 2
-    # --options: only the values that moved from their defaults, as the runner's arguments
+    # --options: only the values that moved from the run's start, as the runner's arguments
     capsys.readouterr()
     assert tune.main(argv + ["--options"]) == 0
     assert capsys.readouterr().out == "\n"                   # draws only: nothing moved
