@@ -157,6 +157,37 @@ def test_incremental_equals_refresh(nets, which):
         assert count >= 5, f"too few {kind} moves in the playouts: {seen}"
 
 
+@pytest.mark.parametrize("which", ["hot", "king8"])
+def test_lazy_materialize_equals_refresh(nets, which):
+    """Lazy updates (kernels/static_eval.py): moves only marked pending along a playout, then
+    the accumulator brought up to date at a few plies, across chains of 1 to 6 pending moves
+    (null moves included), equals a refresh of that ply, and the marks end clean up to it."""
+    from uci_engine.kernels import static_eval as SE
+    net = nets[which]
+    pk, params = net.packed(), net.params
+    rng = random.Random(7)
+    chains = 0
+    for fen, c960, st, mb, line in _playouts():
+        acc = N.new_search_accumulators(pk, len(line) + 2)
+        stack, pending = acc[0], acc[3]
+        ref = N.new_accumulators(net.hidden, len(line) + 2)
+        N.nnue_refresh(st, np.int64(0), pk, stack, np.int64(0), params)
+        ply = 0
+        while ply < len(line):
+            stop = min(len(line), ply + rng.randint(1, 6))
+            for a in range(ply, stop):
+                SE.nnue_push_move(acc, np.int64(line[a]), np.int64(a))
+            assert (pending[ply + 1:stop + 1] == line[ply:stop]).all()
+            SE.nnue_materialize(st, mb, np.int64(stop), acc, np.int64(stop), pk, params)
+            assert (pending[:stop + 1] == N.ACC_CLEAN).all()
+            N.nnue_refresh(st, np.int64(stop), pk, ref, np.int64(stop), params)
+            assert np.array_equal(stack[stop], ref[stop]), \
+                f"{fen}: lazy accumulator differs at {format_fen(st, mb, stop)}"
+            chains += stop - ply > 1
+            ply = stop
+    assert chains > 100
+
+
 @pytest.mark.parametrize("which", ["hot", "king4", "king8"])
 def test_finny_rebuild_equals_refresh(nets, which):
     net = nets[which]

@@ -87,8 +87,9 @@ def _leaf_jobs():
         acc = N.new_search_accumulators(net, 2)
         params = np.zeros(PARAMS_LEN, dtype=np.int64)
         params[P_OUT_BUCKETS] = 1
-        evaluation = [(SE.nnue_static_eval, (st, i, ctl, acc, i, net, params)),
-                      (SE.nnue_push_move, (st, mb, i, i, acc, i, net, params)),
+        evaluation = [(SE.nnue_static_eval, (st, mb, i, ctl, acc, i, net, params)),
+                      (SE.nnue_materialize, (st, mb, i, acc, i, net, params)),
+                      (SE.nnue_push_move, (acc, i, i)),
                       (N.nnue_refresh, (st, i, net, acc[0], i, params))]
     else:
         evaluation = [(E.evaluate, (st, i))]

@@ -119,18 +119,19 @@ class Engine(GameState, SearchDriver, LazySmp, StopControl, RootTablebases):
         """Static evaluation (int, centipawns, side to move's view) of the current position by
         the evaluation in use (NNUE or hand-crafted)."""
         acc = self._root_acc(self.st, self.root, self.acc)
-        return int(SE.static_eval(self.st, np.int64(self.root), self.ctl, acc, np.int64(0),
-                                 self.net_packed, self.net_params))
+        return int(SE.static_eval(self.st, self.mb, np.int64(self.root), self.ctl, acc,
+                                  np.int64(0), self.net_packed, self.net_params))
 
     def _root_acc(self, st, root, acc):
         """The ``acc`` argument of the kernels for a search from row ``root`` of ``st``: the
-        thread's ``(stack, cache, pieces)`` with the stack's row 0 refreshed for the root while
-        the NNUE is in use, else :data:`search.HCE_ACC` (the hand-crafted search, no NNUE
-        code)."""
+        thread's ``(stack, cache, pieces, pending)`` with the stack's row 0 refreshed for the
+        root (and marked computed) while the NNUE is in use, else :data:`search.HCE_ACC` (the
+        hand-crafted search, no NNUE code)."""
         if not self.use_nnue:
             return SE.HCE_ACC
         pk = self.net_packed
         N.nnue_refresh(st, np.int64(root), pk, acc[0], np.int64(0), self.net_params)
+        acc[3][0] = N.ACC_CLEAN
         return acc
 
     def hashfull(self):

@@ -92,12 +92,25 @@ def new_finny_table(net):
     return cache, np.zeros((2 * k, 2, PIECE_TYPES * 2), dtype=np.uint64)
 
 
+#: ``pending[a]`` of a row whose accumulator is up to date (no move waits to be applied)
+ACC_CLEAN = -1
+
+
+def new_pending(rows=ACC_ROWS):
+    """The lazy-update marks of an accumulator stack: int64[rows], all :data:`ACC_CLEAN`.
+    ``pending[a]`` is the move (or NULL_MOVE) that leads from row ``a - 1`` to row ``a`` while
+    row ``a`` is not yet computed (:func:`uci_engine.kernels.static_eval.nnue_materialize`)."""
+    return np.full(rows, ACC_CLEAN, dtype=np.int64)
+
+
 def new_search_accumulators(net, rows=ACC_ROWS):
     """What one search thread's NNUE needs for the packed ``net`` (int16[768 * K + 1 + 2 * B,
-    H]): the tuple ``(stack, cache, pieces)`` of the accumulator stack
-    (:func:`new_accumulators`, ``rows`` plies) and an empty Finny table
-    (:func:`new_finny_table`). This tuple is the ``acc`` argument of the NNUE search."""
-    return (new_accumulators(net.shape[1], rows),) + new_finny_table(net)
+    H]): the tuple ``(stack, cache, pieces, pending)`` of the accumulator stack
+    (:func:`new_accumulators`, ``rows`` plies), an empty Finny table (:func:`new_finny_table`)
+    and the stack's lazy-update marks (:func:`new_pending`). This tuple is the ``acc`` argument
+    of the NNUE search."""
+    return ((new_accumulators(net.shape[1], rows),) + new_finny_table(net)
+            + (new_pending(rows),))
 
 
 @njit(cache=True, nogil=True, inline="always")

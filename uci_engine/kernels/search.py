@@ -110,9 +110,10 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
     ``tt``, ``ctl``, ``hist``, ``ss``, ``mv``: the transposition table (:mod:`.tt`), control
     block, per-game histories, search stack and move buffers (:mod:`.state`).
 
-    ``acc``, ``net``, ``net_params``: the NNUE's ``(stack, cache, pieces)`` (the accumulator
-    stack int16[rows, 2, H], row = search ply, row 0 refreshed by the caller for the root, and
-    the thread's Finny table, :func:`.nnue.new_search_accumulators`), packed weights
+    ``acc``, ``net``, ``net_params``: the NNUE's ``(stack, cache, pieces, pending)`` (the
+    accumulator stack int16[rows, 2, H], row = search ply, row 0 refreshed by the caller for the
+    root, the thread's Finny table and the stack's lazy-update marks,
+    :func:`.nnue.new_search_accumulators`), packed weights
     (int16[768 * K + 1 + 2 * B, H], ``Net.packed()``) and run-time scalars
     (int64[nnue_consts.PARAMS_LEN]) of :mod:`.nnue`; with ``acc`` = :data:`HCE_ACC` the search
     evaluates with the hand-crafted evaluation and ``net``/``net_params`` are not read (any
@@ -150,7 +151,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
         if sply > ctl[SELDEPTH]:
             ctl[SELDEPTH] = sply
         if sply >= MAX_PLY - 1:
-            return static_eval(st, row, ctl, acc, sply, net, net_params)
+            return static_eval(st, mb, row, ctl, acc, sply, net, net_params)
         if is_draw(st, row, root_row):
             return np.int64(0)
         key = st[row, KEY]
@@ -171,7 +172,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
             raw = VALUE_NONE
         else:
             if raw == VALUE_NONE:
-                raw = static_eval(st, row, ctl, acc, sply, net, net_params)
+                raw = static_eval(st, mb, row, ctl, acc, sply, net, net_params)
             stand = corrected_eval(hist, st, row, us, raw)
             if d >= 0:
                 stand = tt_refine(d, sply, stand)
@@ -212,7 +213,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                         gain = SEE_VALUE[piece_type(c)] if c != NO_PIECE else SEE_VALUE[PAWN]
                         if stand + gain + params[DELTA_MARGIN] <= alpha:
                             continue                    # delta pruning
-            nnue_push(st, mb, row, m, acc, sply, net, net_params)
+            nnue_push(acc, m, sply)
             score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                              row + 1, QS_DEPTH, -beta, -alpha, ZERO)
             if ctl[STOP]:
@@ -241,7 +242,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
         if is_draw(st, row, root_row):
             return np.int64(0)
         if sply >= MAX_PLY - 1:
-            return static_eval(st, row, ctl, acc, sply, net, net_params)
+            return static_eval(st, mb, row, ctl, acc, sply, net, net_params)
         # mate distance pruning
         if alpha < -MATE + sply:
             alpha = -MATE + sply
@@ -335,7 +336,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
         ev = static_ev
     else:
         if raw == VALUE_NONE:
-            raw = static_eval(st, row, ctl, acc, sply, net, net_params)
+            raw = static_eval(st, mb, row, ctl, acc, sply, net, net_params)
         static_ev = corrected_eval(hist, st, row, us, raw)
         ss[EVAL_STACK + sply] = static_ev
         ev = tt_refine(d, sply, static_ev) if d >= 0 else static_ev
@@ -378,7 +379,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                  + min(params[NMP_EVAL_MAX_R], (ev - beta) // params[NMP_EVAL_DIV]))
             make_null_move(st, mb, row)
             tt_prefetch(tt, st[row + 1, KEY])
-            nnue_push(st, mb, row, np.int64(NULL_MOVE), acc, sply, net, net_params)
+            nnue_push(acc, np.int64(NULL_MOVE), sply)
             score = -negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
                              row + 1, depth - 1 - r, -beta, -beta + 1, 1 - cut_node)
             if ctl[STOP]:
@@ -523,7 +524,7 @@ def negamax(st, mb, tt, ctl, hist, ss, mv, acc, net, net_params, params, tb,
         # window. All run through the one recursive call below: Numba types each recursive
         # call site by re-inferring the types of all of negamax (three passes per site), so
         # fewer sites mean a faster first start.
-        nnue_push(st, mb, row, m, acc, sply, net, net_params)
+        nnue_push(acc, m, sply)
         r = 0
         if searched == 0:
             phase = PVS_FULL
