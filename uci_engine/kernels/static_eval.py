@@ -2,11 +2,12 @@
 
 negamax is compiled once per evaluation, like a C++ template: with ``acc`` the tuple ``(stack,
 cache, pieces, pending)`` of an int16[rows, 2, H] accumulator stack, a Finny table and the
-stack's lazy-update marks (:func:`.nnue.new_search_accumulators`) the NNUE evaluates; with the one-dimensional
-placeholder HCE_ACC the hand-crafted evaluation does, and no NNUE code is compiled into that
-search (linking the NNUE kernels into negamax cost about 5 s of CPU at the first start, which
-the default hand-crafted engine should not pay). The two switches below are resolved while
-negamax is typed (numba.extending.overload, inlined), so neither costs a branch per node.
+stack's lazy-update marks (:func:`.nnue.new_search_accumulators`) the NNUE evaluates; with the
+one-dimensional placeholder HCE_ACC the hand-crafted evaluation does, and no NNUE code is
+compiled into that search (linking the NNUE kernels into negamax cost about 5 s of CPU at the
+first start, which the default hand-crafted engine should not pay). The two switches below are
+resolved while negamax is typed (numba.extending.overload, inlined), so neither costs a branch
+per node.
 """
 import numpy as np
 from numba import njit, types
