@@ -143,14 +143,14 @@ def test_out_of_range_value_is_refused(tuned):
 
 def test_defaults_are_the_search_constants():
     """The table's defaults fill the array; the derived late move reduction table is
-    round-down(0.75 + ln(depth) ln(moves) / 2.25), the formula of the kernels before the
-    table (so the bench signature is unchanged)."""
+    round-down(base + ln(depth) ln(moves) / divisor) with the LMR rows' defaults (0.74 and
+    2.27 since SPSA; 0.75 and 2.25, the kernels' formula before the table)."""
     packed = SP.pack()
     assert packed.dtype == np.int64 and packed.shape == (SP.PARAMS_LEN,)
     assert [int(v) for v in packed[:len(SP.TABLE)]] == [p.default for p in SP.TABLE]
     lmr = packed[SP.LMR_TABLE:].reshape(SP.LMR_SIZE, SP.LMR_SIZE)
     assert (lmr[0] == 0).all() and (lmr[:, 0] == 0).all()
-    assert lmr[1, 1] == 0 and lmr[63, 63] == int(0.75 + np.log(63) ** 2 / 2.25)
+    assert lmr[1, 1] == 0 and lmr[63, 63] == int(0.74 + np.log(63) ** 2 / 2.27)
     for p in SP.TABLE:
         assert p.min <= p.default <= p.max and p.step > 0, p
     # the time rows' defaults are timeman's constants: same soft limits
