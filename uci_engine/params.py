@@ -11,8 +11,9 @@ move reduction table derived from the LMR rows) and that is passed to ``negamax`
 needs no recompile. ``uci-engine --tune`` lists the rows as UCI spin options (:func:`uci_options`)
 and ``setoption`` applies them to the engine (:func:`apply`); the default build does not show
 them. The defaults are SPSA's values (scripts/tune_search.py, 20,000 games at 3+0.03 with
-generation 7; docs/campaign.md rows 42-86), kept after their SPRT at 10+0.1 and their gauntlet
-against Ethereal 12 (rows 87-90); the 21 rows SPSA left in place keep their hand-set values.
+generation 7; docs/campaign.md rows 42-86), kept after their gauntlet against Ethereal 12 (rows
+87-90) and their SPRT at 10+0.1 (rows 91-94); the 21 rows SPSA left in place keep their hand-set
+values.
 
 Plain Python and numpy (no Numba): the UCI layer imports it before the kernels load.
 """
