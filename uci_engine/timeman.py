@@ -8,6 +8,8 @@ every budget. Technique: chessprogramming wiki "Time Management".
 """
 from dataclasses import dataclass, field
 
+from . import params as _params
+
 
 @dataclass
 class Limits:
@@ -97,15 +99,18 @@ def budget(limits, white_to_move, move_overhead=10):
 #: Ethereal's best-move stability factors (timeman.c)
 STABILITY_FACTORS = (2.50, 1.20, 0.90, 0.80, 0.75)
 #: a score drop of d centipawns since the last iteration scales the soft limit by
-#: 1 + d / SCORE_DROP_CP, within [SCORE_FACTOR_MIN, SCORE_FACTOR_MAX] (a rise shortens it)
-SCORE_DROP_CP = 204
+#: 1 + d / SCORE_DROP_CP, within [SCORE_FACTOR_MIN, SCORE_FACTOR_MAX] (a rise shortens it).
+#: This constant and the three tuned ones below are the defaults of params.py's time rows, read
+#: from its table so that a tuning run's values are written in one place.
+_TUNED = _params.time_factors([p.default for p in _params.TABLE])
+SCORE_DROP_CP = _TUNED["score_drop_cp"]
 SCORE_FACTOR_MIN = 0.8
 SCORE_FACTOR_MAX = 1.5
 #: node effort, Ethereal's form: max(NODE_FACTOR_MIN, NODE_FACTOR_SLOPE * (1 - best share)
 #: + NODE_FACTOR_BASE), where best share is the fraction of the last root search's nodes spent
 #: on the best move: a best move that took most of the effort is settled
-NODE_FACTOR_SLOPE = 1.98
-NODE_FACTOR_BASE = 0.35
+NODE_FACTOR_SLOPE = _TUNED["node_factor_slope"]
+NODE_FACTOR_BASE = _TUNED["node_factor_base"]
 NODE_FACTOR_MIN = 0.5
 #: all three factors above are multiplied by this one. Ethereal checks its scaled limit only
 #: between iterations, so a search there overshoots it by part of an iteration; here the soft
@@ -113,8 +118,8 @@ NODE_FACTOR_MIN = 0.5
 #: move used 0.195 s on average at 10+0.1 against 0.261 s for the engine before them (400
 #: games, 245c27f against c31237a). Value chosen to restore that usage (1.5), kept by an SPRT
 #: (docs/strength.md), then tuned by SPSA with SCORE_DROP_CP and the node factors (params.py's
-#: time rows, docs/campaign.md row 86)
-SOFT_SCALE = 1.42
+#: time rows, docs/campaign.md row 86: 1.42)
+SOFT_SCALE = _TUNED["soft_scale"]
 #: iterations below this depth leave the soft limit unscaled (they take microseconds and say
 #: little about stability)
 TM_MIN_DEPTH = 4
