@@ -3,9 +3,12 @@
 * every file of the project that the page names exists (commands' output files excepted);
 * the candidate nets in ``campaign/nets/`` load, and each has its record and float weights
   of the same architecture;
-* the changes kept as patches until their games pass still apply;
+* the changes kept as patches until their games pass still apply, and their kernels call
+  the kernel functions with as many arguments as those take (a patch that applies can still
+  fail to compile: probcut.patch, 2026-12-01);
 * the ledger parses, and ``scripts/campaign_plot.py`` draws it (and refuses a broken one).
 """
+import ast
 import json
 import os
 import re
@@ -90,6 +93,76 @@ def test_the_waiting_patches_still_apply():
         proc = subprocess.run(["git", "apply", "--check", f"campaign/patches/{name}"],
                               cwd=ROOT, capture_output=True, text=True)
         assert proc.returncode == 0, f"{name}: {proc.stderr}"
+
+
+def kernel_call_errors(kernels):
+    """Calls in the modules of the folder ``kernels`` (a package of plain ``.py`` files) to a
+    top-level function of one of them, by its own name or a ``from .module import name``, with
+    a number of arguments the function does not take: list of ``"file:line: name(n args),
+    takes a..b"`` strings. Numba finds the same mismatch only when it compiles ``negamax``,
+    minutes into a build."""
+    trees = {}
+    for name in sorted(os.listdir(kernels)):
+        if name.endswith(".py"):
+            with open(os.path.join(kernels, name), encoding="utf-8") as fh:
+                trees[name[:-3]] = ast.parse(fh.read(), filename=name)
+    defs = {}
+    for mod, tree in trees.items():
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                a = node.args
+                n = len(a.posonlyargs) + len(a.args)
+                if any(getattr(d, "id", None) == "intrinsic" for d in node.decorator_list):
+                    n -= 1                  # numba's @intrinsic: typingctx is not passed
+                defs[mod, node.name] = (n - len(a.defaults), None if a.vararg else n)
+    errors = []
+    for mod, tree in trees.items():
+        known = {name: defs[m, name] for m, name in defs if m == mod}
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module in trees:
+                for alias in node.names:
+                    if (node.module, alias.name) in defs:
+                        known[alias.asname or alias.name] = defs[node.module, alias.name]
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in known):
+                continue
+            if any(isinstance(x, ast.Starred) for x in node.args) or any(
+                    k.arg is None for k in node.keywords):
+                continue
+            lo, hi = known[node.func.id]
+            n = len(node.args) + len(node.keywords)
+            if n < lo or (hi is not None and n > hi):
+                errors.append(f"{mod}.py:{node.lineno}: {node.func.id}({n} args), takes "
+                              f"{lo}..{hi}")
+    return errors
+
+
+def test_kernel_call_errors_finds_a_call_with_the_wrong_arguments(tmp_path):
+    (tmp_path / "a.py").write_text("def push(acc, m, sply, extra=0):\n    return acc\n")
+    (tmp_path / "b.py").write_text("from .a import push\n\ndef f(acc):\n"
+                                   "    push(acc, 1, 2)\n    push(acc, 1, 2, 3)\n"
+                                   "    return push(acc, 1, 2, 3, 4, 5)\n")
+    assert kernel_call_errors(str(tmp_path)) == ["b.py:6: push(6 args), takes 3..4"]
+    assert kernel_call_errors(os.path.join(ROOT, "uci_engine", "kernels")) == []
+
+
+@pytest.mark.skipif(shutil.which("git") is None
+                    or not os.path.exists(os.path.join(ROOT, ".git")), reason="needs a git clone")
+def test_the_waiting_patches_call_the_kernels_as_they_are(tmp_path):
+    """Each patch, applied to a copy of the package, leaves no kernel call with a number of
+    arguments its function does not take (the check that caught nothing before probcut.patch
+    called ``nnue_push`` with the arguments of a signature main had changed)."""
+    for name in sorted(os.listdir(os.path.join(ROOT, "campaign", "patches"))):
+        tree = tmp_path / name
+        shutil.copytree(os.path.join(ROOT, "uci_engine"), tree / "uci_engine",
+                        ignore=shutil.ignore_patterns("__pycache__", "nets"))
+        shutil.copytree(os.path.join(ROOT, "tests"), tree / "tests",
+                        ignore=shutil.ignore_patterns("__pycache__", "data"))
+        proc = subprocess.run(["git", "apply", os.path.join(ROOT, "campaign", "patches", name)],
+                              cwd=tree, capture_output=True, text=True)
+        assert proc.returncode == 0, f"{name}: {proc.stderr}"
+        assert kernel_call_errors(str(tree / "uci_engine" / "kernels")) == [], name
 
 
 def test_the_ledger_is_drawn(tmp_path):
