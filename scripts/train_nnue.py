@@ -89,6 +89,15 @@ AdamW), so a bucket departs from the shared factor only as far as the data keeps
 On 4.7 M positions the factoriser lowered a ``wing8`` net's held-out loss (0.005966 against
 0.006069 at H128), still above the plain net's 0.005810 (docs/nets.md).
 
+``--init-decay WD`` (with ``--init``) pulls every weight towards its start by ``lr * WD`` of the
+distance a step (at most all of it), the decoupled form (as AdamW's) of L2-SP, the penalty on the
+distance from the pretrained weights of Li, Grandvalet and Davoine, "Explicit Inductive Bias for
+Transfer Learning with Convolutional Networks" (ICML 2018). A fine-tuning run on a session's few
+million positions then moves the net only as far as the new data keeps pulling it, where plain
+fine-tuning on 0.5 M positions of generation 7's own play left it worse on their held-out tail
+than its start (docs/campaign.md row 76). ``--bucket-decay`` still pulls the bucket rows towards
+the factor beside it.
+
 ``S`` (``--wdl-scale``, centipawns per logit) is by default fitted to the training data: the
 value that minimises the mean squared error between ``sigmoid(score / S)`` and the results
 (scipy ``minimize_scalar``, as ``K`` in Texel tuning). Then the two halves of the target agree
@@ -105,6 +114,7 @@ Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.
            [--val 0.02] [--activation screlu] [--seed 0] [--threads 1] [--resume]
            [--bin-dir DIR] [--wdl-scale fit|CP] [--mirror] [--keep-noisy] [--init PATH]
            [--widen] [--widen-kings east|west] [--factorise] [--bucket-decay 0]
+           [--init-decay 0]
 """
 import argparse
 import json
@@ -610,10 +620,32 @@ def data_provenance(paths):
     return out
 
 
+class StartPull:
+    """Decoupled L2-SP (Li, Grandvalet and Davoine, ICML 2018; the module docstring): holds a
+    copy of every parameter of ``model`` as it stands now (the start), and each call
+    ``pull(rate)`` moves every parameter that fraction of the way back to it,
+    ``p += min(1, rate) * (p0 - p)`` (``rate`` 0 leaves it, 1 or more restores the start
+    exactly). Memory: one more copy of the model's float32 weights (7.1 MB for (768x8 -> 256)x2
+    -> 8 factorised)."""
+
+    def __init__(self, model):
+        self.pairs = [(p, p.detach().clone()) for p in model.parameters()]
+
+    def __call__(self, rate):
+        import torch
+        w = min(1.0, float(rate))
+        if w <= 0.0:
+            return
+        with torch.no_grad():
+            for p, p0 in self.pairs:
+                p.lerp_(p0, w)
+
+
 def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0.02,
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
           wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
-          init=None, widen=False, factorise=False, bucket_decay=0.0, widen_kings="east"):
+          init=None, widen=False, factorise=False, bucket_decay=0.0, widen_kings="east",
+          init_decay=0.0):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
@@ -626,7 +658,9 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``widen_kings`` names (:func:`init_weights`); ``factorise``: train king buckets with the
     shared factor rows (module docstring; raises ValueError without king buckets);
     ``bucket_decay``: the decoupled weight decay of its bucket rows (a factorised model only;
-    ValueError otherwise). Also writes the float weights
+    ValueError otherwise); ``init_decay``: the pull of every weight towards its start, a
+    fraction ``min(1, lr * init_decay)`` of the distance after each step (:class:`StartPull`;
+    ValueError without ``init``). Also writes the float weights
     (:func:`uci_engine.nnue_file.float_weights_path`)."""
     import torch
     from tqdm import tqdm
@@ -640,6 +674,9 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
         raise ValueError("bucket decay needs the factoriser (--factorise)")
     # a start the architecture refuses fails here too, before the data is converted
     started_from = init_weights(model, init, widen, widen_kings) if init else None
+    if init_decay and not started_from:
+        raise ValueError("init decay needs a start (--init)")
+    pull = StartPull(model) if init_decay else None
     recs = load_records(data, bin_dir, keep_noisy)
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)
@@ -686,6 +723,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
             opt.step()
             if bucket_decay:
                 model.decay_buckets(sched.get_last_lr()[0] * bucket_decay)
+            if pull is not None:
+                pull(sched.get_last_lr()[0] * init_decay)
             sched.step()
             model.clip()
             seen += len(part)
@@ -707,7 +746,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "train_positions": int(len(train_idx)), "val_positions": int(n_val),
               "hidden": hidden, "activation": activation, "output_buckets": output_buckets,
               "king_buckets": king_buckets, "factorised": bool(factorise),
-              "bucket_decay": bucket_decay,
+              "bucket_decay": bucket_decay, "init_decay": init_decay,
               "architecture": net.architecture(),
               "lambda": lam, "epochs": epochs,
               "batch": batch, "lr": lr, "schedule": "cosine to lr/100", "seed": seed,
@@ -766,6 +805,9 @@ def main(argv=None):
     ap.add_argument("--bucket-decay", type=float, default=0.0,
                     help="with --factorise: decoupled weight decay of the bucket rows (each "
                          "step shrinks them by lr * this), pulling the net towards its factor")
+    ap.add_argument("--init-decay", type=float, default=0.0,
+                    help="with --init: pull every weight towards its start by lr * this of the "
+                         "distance each step (L2-SP, decoupled)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     if args.bucket_decay and not args.factorise:
@@ -774,6 +816,8 @@ def main(argv=None):
         ap.error("--factorise needs --king-buckets")
     if args.widen and not args.init:
         ap.error("--widen needs --init")
+    if args.init_decay and not args.init:
+        ap.error("--init-decay needs --init")
     wdl_scale = None if args.wdl_scale == "fit" else float(args.wdl_scale)
     _, record = train(args.data, args.out, args.hidden, args.epochs, args.batch, args.lr,
                       args.lam, args.val, args.activation, args.seed, args.threads, args.resume,
@@ -781,7 +825,8 @@ def main(argv=None):
                       mirror=args.mirror, keep_noisy=args.keep_noisy,
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
                       init=args.init, widen=args.widen, factorise=args.factorise,
-                      bucket_decay=args.bucket_decay, widen_kings=args.widen_kings)
+                      bucket_decay=args.bucket_decay, widen_kings=args.widen_kings,
+                      init_decay=args.init_decay)
     line = f"wrote {args.out}"
     if record["history"]:
         last = record["history"][-1]

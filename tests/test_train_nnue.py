@@ -599,3 +599,54 @@ def test_a_plain_start_grows_into_the_factor_and_the_decay_shrinks_only_the_buck
     with pytest.raises(SystemExit):
         T.main([data, "--out", str(tmp_path / "y.nnue"), "--king-buckets", "ranks4",
                 "--bucket-decay", "1"])
+
+
+def test_init_decay_pulls_the_weights_towards_the_start(tmp_path, trained):
+    """``--init-decay`` (decoupled L2-SP): a pull of the whole distance each step keeps the
+    model at its start (the same float weights, the validation loss its ``init_val_loss``); a
+    moderate pull ends nearer the start than the same run without it; it needs ``--init``."""
+    data, out, _, record = trained
+    start = T.float_weights_path(out)
+    common = dict(hidden=32, epochs=1, batch=128, lr=3e-3, lam=0.3, val=0.05, seed=3,
+                  progress=False, init=start, wdl_scale=record["wdl_scale"])
+
+    def distance(path):
+        with np.load(start) as a, np.load(T.float_weights_path(path)) as b:
+            return sum(float(np.abs(a[k].astype(np.float64) - b[k].astype(np.float64)).sum())
+                       for k in ("w_ft", "b_ft", "w_out", "b_out"))
+
+    runs = {}
+    for name, decay in (("free", 0.0), ("pulled", 100.0), ("held", 1e12)):
+        runs[name] = str(tmp_path / f"{name}.nnue")
+        _, rec = T.train([data], runs[name], init_decay=decay, **common)
+        assert rec["init_decay"] == decay
+        if name == "held":
+            assert rec["history"][-1]["val_loss"] == pytest.approx(rec["init_val_loss"],
+                                                                   rel=1e-6)
+    assert distance(runs["held"]) == 0.0
+    assert 0.0 < distance(runs["pulled"]) < 0.5 * distance(runs["free"])
+    with pytest.raises(ValueError, match="start"):
+        T.train([data], str(tmp_path / "x.nnue"), hidden=32, epochs=0, progress=False,
+                init_decay=1.0)
+    with pytest.raises(SystemExit):
+        T.main([data, "--out", str(tmp_path / "y.nnue"), "--init-decay", "1"])
+
+
+def test_start_pull_moves_each_parameter_that_fraction_of_the_way():
+    """``StartPull(model)(rate)``: every parameter moves ``min(1, rate)`` of the way back to
+    where it stood when the pull was made; rate 0 leaves it."""
+    model = T.make_model(8)
+    pull = T.StartPull(model)
+    before = [p.detach().clone() for p in model.parameters()]
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)
+    pull(0.0)
+    for p, b in zip(model.parameters(), before):
+        assert torch.allclose(p, b + 1.0)
+    pull(0.25)
+    for p, b in zip(model.parameters(), before):
+        assert torch.allclose(p, b + 0.75, atol=1e-6)
+    pull(7.0)
+    for p, b in zip(model.parameters(), before):
+        assert torch.equal(p, b)
