@@ -212,9 +212,10 @@ def _encode(block):
 def convert(path, out=None, bin_dir=None, keep_noisy=False):
     """Convert a datagen text or game-record file to the binary training file (returns its
     path): ``out``, or ``<bin_dir or the source's directory>/<name>.nnuebin.npy`` (a record
-    file read with ``keep_noisy``: ``<name>.noisy.nnuebin.npy``); reuse an existing one newer
-    than ``path`` and of this layout (RECORD_DTYPE). Raises ValueError naming the first
-    malformed line (text) or the byte offset of the first corrupt game (records)."""
+    file read with ``keep_noisy``: ``<name>.noisy.nnuebin.npy``; a missing folder is made);
+    reuse an existing one newer than ``path`` and of this layout (RECORD_DTYPE). Raises
+    ValueError naming the first malformed line (text) or the byte offset of the first corrupt
+    game (records)."""
     if out is None:
         noisy = ".noisy" if keep_noisy and is_record_file(path) else ""
         out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
@@ -230,6 +231,7 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
             block = []
     parts.append(_encode(block))
     rec = np.concatenate(parts)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     tmp = out + ".tmp.npy"
     np.save(tmp, rec)
     os.replace(tmp, out)

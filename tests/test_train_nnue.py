@@ -131,6 +131,15 @@ def test_old_binary_layout_is_converted_again(tmp_path):
     assert rec.dtype == T.RECORD_DTYPE and len(rec) == 3005
 
 
+def test_convert_makes_a_missing_bin_dir(tmp_path):
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    bin_dir = str(tmp_path / "not" / "there")
+    out = T.convert(data, bin_dir=bin_dir)
+    assert out == os.path.join(bin_dir, "sample.txt.nnuebin.npy")
+    assert len(np.load(out, mmap_mode="r")) == 3005
+
+
 def test_rejects_malformed_data(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("8/8/8/8/8/8/8/K6k w - - 0 1 | 12 | 0.5\nnot a fen | x | 1.0\n")
