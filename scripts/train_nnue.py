@@ -679,6 +679,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     if init_decay and not started_from:
         raise ValueError("init decay needs a start (--init)")
     pull = StartPull(model) if init_decay else None
+    # the checkpoint after the first epoch would fail on a missing folder: make it first
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     recs = load_records(data, bin_dir, keep_noisy)
     rec = np.concatenate([np.asarray(r) for r in recs]) if len(recs) > 1 else recs[0]
     n = len(rec)

@@ -122,6 +122,15 @@ def test_train_with_mirror(tmp_path):
     assert load_net(out).hidden == 16
 
 
+def test_train_makes_a_missing_out_folder(tmp_path):
+    data = str(tmp_path / "sample.txt")
+    shutil.copy(SAMPLE, data)
+    out = str(tmp_path / "not" / "there" / "net.nnue")
+    T.train([data], out, hidden=16, epochs=1, batch=256, lr=3e-3, lam=0.3, val=0.05, seed=3,
+            progress=False)
+    assert load_net(out).hidden == 16 and os.path.exists(out + ".ckpt")
+
+
 def test_old_binary_layout_is_converted_again(tmp_path):
     data = str(tmp_path / "sample.txt")
     shutil.copy(SAMPLE, data)
