@@ -14,7 +14,8 @@ Prints, for the engine named ``--engine`` (the PGN's player name):
 
 * games and moves read, time losses (``Termination "time forfeit"``);
 * the mean time per move over moves 1-10, 11-20, 21-40, 41-60 and 61 on (seconds, and as a
-  share of the base time);
+  share of the base time), and the mean depth (plies) the moves of each band reached, where
+  the comment gives one (``{+0.24/12 0.31s}``: depth 12);
 * the median share of the base left on the clock after the engine's 40th move and at the end
   of the game (time not spent is strength not used, a clock near zero is a flag risk);
 * the lowest clock before a move (milliseconds, and in increments) and the largest share of the
@@ -35,6 +36,8 @@ from uci_engine.tools.tc import parse_tc as parse_cutechess_tc
 
 #: a move comment's time: the last "<seconds>s" token (cutechess writes "{score/depth time}")
 TIME_RE = re.compile(r"(\d+(?:\.\d+)?)s\b")
+#: a move comment's depth: the integer after the score's slash ("+0.24/12", "-M3/14")
+DEPTH_RE = re.compile(r"^\S*/(\d+)\b")
 #: move-number bands of the per-phase means (engine's own moves, inclusive)
 PHASES = ((1, 10), (11, 20), (21, 40), (41, 60), (61, 10 ** 6))
 
@@ -58,8 +61,8 @@ def parse_tc(text):
 
 
 def engine_moves(game, name):
-    """The engine's moves of one game as ``(clock_before_s, time_s)`` pairs and the clock it
-    ended with, with its time control ``(moves, base, inc)``; None when the engine did not play
+    """The engine's moves of one game as ``(clock_before_s, time_s, depth)`` triples (depth in
+    plies, None when the comment gives none) and the clock it ended with, with its time control ``(moves, base, inc)``; None when the engine did not play
     the game or the game has no clock for it. The clock is our runner's
     (:class:`uci_engine.tools.tc.Clock`), charged with each move's time."""
     white = game.headers.get("White") == name
@@ -77,7 +80,8 @@ def engine_moves(game, name):
         if mover == ours:
             found = TIME_RE.findall(node.comment or "")
             spent = float(found[-1]) if found else 0.0
-            out.append((clock.time_left_ms / 1000, spent))
+            depth = DEPTH_RE.match((node.comment or "").strip())
+            out.append((clock.time_left_ms / 1000, spent, int(depth.group(1)) if depth else None))
             clock.consume(spent * 1000)
         mover = not mover
     return out, clock.time_left_ms / 1000, parse_tc(text)
@@ -87,6 +91,7 @@ def summarise(paths, name):
     """The figures of the docstring as a dict (see :func:`main` for the printout)."""
     games = losses = 0
     by_phase = {p: [] for p in PHASES}
+    depth_by_phase = {p: [] for p in PHASES}
     after40, at_end, lowest, worst = [], [], [], []
     base = inc = None
     for game in read_games(paths):
@@ -100,10 +105,12 @@ def summarise(paths, name):
             result == "1-0")
         if lost and game.headers.get("Termination", "") == "time forfeit":
             losses += 1
-        for i, (left, spent) in enumerate(moves, 1):
+        for i, (left, spent, depth) in enumerate(moves, 1):
             for p in PHASES:
                 if p[0] <= i <= p[1]:
                     by_phase[p].append(spent)
+                    if depth is not None:
+                        depth_by_phase[p].append(depth)
             if left > 0:
                 worst.append(spent / left)
             lowest.append(left)
@@ -113,6 +120,8 @@ def summarise(paths, name):
     return {"games": games, "moves": sum(len(v) for v in by_phase.values()),
             "time_losses": losses, "base": base, "inc": inc,
             "phase_means": {p: (statistics.fmean(v) if v else None) for p, v in by_phase.items()},
+            "phase_depths": {p: (statistics.fmean(v) if v else None)
+                             for p, v in depth_by_phase.items()},
             "left_after_40": statistics.median(after40) if after40 else None,
             "left_at_end": statistics.median(at_end) if at_end else None,
             "lowest_clock": min(lowest) if lowest else None,
@@ -135,7 +144,9 @@ def main(argv=None):
     for (lo, hi), mean in s["phase_means"].items():
         if mean is not None:
             band = f"{lo}-{hi}" if hi < 10 ** 6 else f"{lo}+"
-            print(f"  moves {band:>6}: {mean:.3f} s a move ({mean / base:.2%} of the base)")
+            depth = s["phase_depths"][(lo, hi)]
+            print(f"  moves {band:>6}: {mean:.3f} s a move ({mean / base:.2%} of the base)"
+                  + (f", depth {depth:.2f}" if depth is not None else ""))
     if s["left_after_40"] is not None:
         print(f"  clock after move 40 (median): {s['left_after_40']:.1%} of the base")
     print(f"  clock at the end (median): {s['left_at_end']:.1%} of the base")

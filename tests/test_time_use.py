@@ -34,6 +34,9 @@ def test_clock_replay_figures(tmp_path):
     s = tu.summarise([str(pgn)], "ours")
     assert s["games"] == 2 and s["moves"] == 5 and s["time_losses"] == 1
     assert s["phase_means"][(1, 10)] == pytest.approx((1 + 2 + 3 + 0.5 + 0.5) / 5)
+    # each ply's comment gives depth ply + 1: ours played plies 0, 2, 4 and 1, 3
+    assert s["phase_depths"][(1, 10)] == pytest.approx((1 + 3 + 5 + 2 + 4) / 5)
+    assert s["phase_depths"][(11, 20)] is None
     # game 1 ends with 10 - 6 + 3 * 0.1 = 4.3 s, game 2 with 10 - 1 + 0.2 = 9.2 s
     assert s["left_at_end"] == pytest.approx((4.3 / 10 + 9.2 / 10) / 2)
     # the lowest clock: game 1 before its third move, 10 - 1 - 2 + 0.2 = 7.2 s
@@ -41,6 +44,14 @@ def test_clock_replay_figures(tmp_path):
     assert s["largest_share"] == pytest.approx(3.0 / 7.2)
     assert tu.main([str(pgn), "--engine", "ours"]) == 0
     assert tu.main([str(pgn), "--engine", "nobody"]) == 1
+
+
+def test_depth_of_a_comment():
+    tu = load_script("time_use")
+    assert tu.DEPTH_RE.match("+0.24/12 0.31s").group(1) == "12"
+    assert tu.DEPTH_RE.match("-M3/14 0.004s").group(1) == "14"
+    assert tu.DEPTH_RE.match("+M1/6 0.002s, White mates").group(1) == "6"
+    assert tu.DEPTH_RE.match("book") is None and tu.DEPTH_RE.match("0.31s") is None
 
 
 def test_time_controls():
