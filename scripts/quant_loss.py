@@ -13,9 +13,9 @@ prints scripts/train_nnue.py's loss on the held-out tail of a data list for each
 * ``both /QA, /QB``: the net file's rounding, for each ``--qb``.
 
 The engine reads QA and QB from the net file's header (``uci_engine/nnue_file.py``), so a net
-may be written with another QB when its output weights fit: ``QA * max|w_out| * QB <= 32767``
-(the SCReLU product in int16) and ``H * QA^2 * QB * max|w_out| < 2^31`` (a perspective's int32
-sum); each QB's line says whether they do.
+may be written with another QB when its output weights fit the engine's integers
+(``nnue_file.check_net``; ``train_nnue.py --qb max`` picks the largest); each QB's line says
+whether they do, and the last line gives the largest.
 
 A data file may be given as the trainer's converted ``.nnuebin.npy`` (read as it is, while
 datagen still appends to the source). The tail is the last ``--val`` share (train_nnue's default 2 %) of the data's first ``--first``
@@ -34,10 +34,6 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_nnue as T  # noqa: E402
-
-INT16_MAX = 32767
-INT32_LIMIT = 2 ** 31
-
 
 def load_model(path):
     """A (non-factorised) model of the float-weights file ``path``'s architecture, holding its
@@ -73,12 +69,14 @@ def set_rounded(model, weights, qa=None, qb=None):
         model.out.bias.copy_(r(b_out, None if qb is None else T.QA * qb))
 
 
-def fits(model, weights, qb):
-    """Whether the output weights fit the engine's integer arithmetic at ``qb`` (the module
-    docstring's two bounds)."""
-    wmax = float(weights[2].abs().max())
-    return (T.QA * wmax * qb <= INT16_MAX
-            and model.hidden * T.QA * T.QA * qb * wmax < INT32_LIMIT)
+def fits(model, qb):
+    """Whether ``model``'s weights quantised with ``qb`` pass the engine's checks
+    (``train_nnue.quantise``, ``nnue_file.check_net``)."""
+    try:
+        T.check_net(T.quantise(model, qb))
+    except ValueError:
+        return False
+    return True
 
 
 def quant_losses(model, rec, idx, qbs, lam=0.0, wdl_scale=T.WDL_SCALE, batch=16384):
@@ -126,15 +124,15 @@ def main(argv=None):
     idx = np.arange(n - n_val, n)
     print(f"{args.weights}: {n_val:,} held-out positions (of the first {n:,}), "
           f"lambda {args.lam}, scale {args.wdl_scale:g}")
-    weights = snapshot(model)
     losses = quant_losses(model, rec, idx, qbs, args.lam, args.wdl_scale)
     base = losses["float"]
     for label, loss in losses.items():
         note = ""
         for qb in qbs:
             if label.endswith(f"/{qb}"):
-                note = "" if fits(model, weights, qb) else "  (does not fit the engine's integers)"
+                note = "" if fits(model, qb) else "  (does not fit the engine's integers)"
         print(f"  {label:<22} {loss:.7f}  {loss - base:+.7f}{note}")
+    print(f"  largest QB that fits: {T.largest_qb(model)}")
     return 0
 
 

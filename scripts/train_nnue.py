@@ -132,7 +132,7 @@ from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, 
                                             QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
                                             KING_MAPS)
 from uci_engine.nnue_file import (Net, save_net, load_net, ACTIVATIONS, check_architecture,
-                                  input_layout_of, float_weights_path)
+                                  check_net, input_layout_of, float_weights_path)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -431,22 +431,50 @@ def fit_wdl_scale(rec, idx, seed=0):
     return float(minimize_scalar(mse, bounds=WDL_SCALE_RANGE, method="bounded").x)
 
 
-def quantise(model):
-    """The model's weights as a :class:`Net` (int16, bullet's quantisation); raises ValueError
-    if they could overflow the engine's integer arithmetic (nnue_file.check_net)."""
+def quantise(model, qb=QB):
+    """The model's weights as a :class:`Net` (int16, bullet's quantisation: the first layer by
+    QA, the output weights by ``qb``, its biases by QA * ``qb``; the file's header carries
+    ``qb``, which the engine reads). Raises ValueError if the weights could overflow the
+    engine's integer arithmetic (nnue_file.check_net; :func:`largest_qb` finds a ``qb`` that
+    fits)."""
     w_ft = model.ft_weights().numpy()
     b_ft = model.ft_bias.detach().numpy()
     w_out = model.out.weight.detach().numpy().reshape(2 * model.output_buckets, model.hidden)
-    b_out = [int(round(float(b) * QA * QB)) for b in model.out.bias.detach().numpy()]
+    b_out = [int(round(float(b) * QA * qb)) for b in model.out.bias.detach().numpy()]
 
     def q(x, s):
-        return np.round(np.asarray(x, dtype=np.float64) * s).astype(np.int16)
+        x = np.round(np.asarray(x, dtype=np.float64) * s)
+        if np.abs(x).max(initial=0) > 32767:
+            raise ValueError(f"weights of up to {np.abs(x).max():.0f} steps do not fit int16")
+        return x.astype(np.int16)
 
-    return Net(w_ft=q(w_ft, QA), b_ft=q(b_ft, QA), w_out=q(w_out, QB),
-               b_out=b_out[0] if model.output_buckets == 1 else b_out,
+    return Net(w_ft=q(w_ft, QA), b_ft=q(b_ft, QA), w_out=q(w_out, qb),
+               b_out=b_out[0] if model.output_buckets == 1 else b_out, qb=qb,
                activation=ACTIVATIONS[model.activation],
                layout=model.layout,
                king_map=tuple(int(x) for x in model.king_map))
+
+
+def largest_qb(model):
+    """The largest output quantisation QB (int) with which :func:`quantise` gives a net the
+    engine accepts (nnue_file.check_net: ``QA * |w_out|`` fits int16, the output sums int32,
+    the output biases int16). The output layer's rounding is most of what quantisation costs
+    in held-out loss (docs/nets.md, "What the quantisation costs"), and a larger QB makes its
+    steps finer at no cost in speed. Raises ValueError if not even QB = 1 fits."""
+    w = float(model.out.weight.detach().abs().max())
+    b = float(model.out.bias.detach().abs().max())
+    qb = 32767
+    if w > 0:       # round(|w| * qb) <= 32767 // QA
+        qb = min(qb, int(((32767 // QA) + 0.5) / w))
+    if b > 0:       # round(|b| * QA * qb) <= 32767
+        qb = min(qb, int(32767.5 / (QA * b)))
+    for q in range(max(qb, 1), 0, -1):
+        try:
+            check_net(quantise(model, q))
+            return q
+        except ValueError:
+            continue
+    raise ValueError("the output layer fits no QB")
 
 
 def _architecture_of(model):
@@ -647,7 +675,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
           wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
           init=None, widen=False, factorise=False, bucket_decay=0.0, widen_kings="east",
-          init_decay=0.0):
+          init_decay=0.0, qb=QB):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
@@ -662,7 +690,8 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ``bucket_decay``: the decoupled weight decay of its bucket rows (a factorised model only;
     ValueError otherwise); ``init_decay``: the pull of every weight towards its start, a
     fraction ``min(1, lr * init_decay)`` of the distance after each step (:class:`StartPull`;
-    ValueError without ``init``). Also writes the float weights
+    ValueError without ``init``); ``qb``: the net file's output quantisation, an int or "max"
+    (:func:`largest_qb`). Also writes the float weights
     (:func:`uci_engine.nnue_file.float_weights_path`)."""
     import torch
     from tqdm import tqdm
@@ -742,7 +771,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
                         "pos_per_s": seen / max(time.monotonic() - t0, 1e-9)})
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
                     "sched": sched.state_dict(), "epoch": epoch + 1, "history": history}, ckpt)
-    net = quantise(model)
+    net = quantise(model, largest_qb(model) if qb == "max" else int(qb))
     save_net(out, net)
     save_float_weights(model, float_weights_path(out))
     record = {"data": [os.path.abspath(p) for p in data], "positions": n,
@@ -757,7 +786,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "wdl_scale": wdl_scale, "wdl_scale_fitted": fitted, "mirror": bool(mirror),
               "init": started_from, "init_val_loss": init_val,
               "float_weights": os.path.abspath(float_weights_path(out)),
-              "qa": QA, "qb": QB, "scale": OUTPUT_SCALE,
+              "qa": QA, "qb": int(net.qb), "scale": OUTPUT_SCALE,
               "history": history, "commit": _commit(), "net": os.path.abspath(out),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
     with open(out + ".json", "w") as fh:
@@ -812,8 +841,13 @@ def main(argv=None):
     ap.add_argument("--init-decay", type=float, default=0.0,
                     help="with --init: pull every weight towards its start by lr * this of the "
                          "distance each step (L2-SP, decoupled)")
+    ap.add_argument("--qb", default=str(QB),
+                    help=f"output quantisation of the net file: an integer ({QB}, bullet's) or "
+                         "'max', the largest the engine's integers allow (finer output steps)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if args.qb != "max" and not (args.qb.isdigit() and 1 <= int(args.qb) <= 32767):
+        ap.error(f"--qb {args.qb!r}: an integer 1..32767 or 'max'")
     if args.bucket_decay and not args.factorise:
         ap.error("--bucket-decay needs --factorise")
     if args.factorise and args.king_buckets == "none":
@@ -830,7 +864,7 @@ def main(argv=None):
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
                       init=args.init, widen=args.widen, factorise=args.factorise,
                       bucket_decay=args.bucket_decay, widen_kings=args.widen_kings,
-                      init_decay=args.init_decay)
+                      init_decay=args.init_decay, qb=args.qb)
     line = f"wrote {args.out}"
     if record["history"]:
         last = record["history"][-1]

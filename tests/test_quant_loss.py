@@ -39,8 +39,8 @@ def test_rounding_is_the_net_files(tmp_path, arch):
     file_loss = T.evaluate_loss(again, rec, idx, 0.0, 128)
     assert losses[f"both /{T.QA}, /{T.QB}"] == pytest.approx(file_loss, rel=1e-6)
     assert losses["float"] != pytest.approx(file_loss, rel=1e-9)
-    assert Q.fits(model, Q.snapshot(model), T.QB)
-    assert not Q.fits(model, Q.snapshot(model), 10 ** 6)
+    assert Q.fits(model, T.QB) and Q.fits(model, T.largest_qb(model))
+    assert not Q.fits(model, T.largest_qb(model) + 1)
 
 
 def test_main_prints_each_line(tmp_path, capsys):
@@ -54,3 +54,4 @@ def test_main_prints_each_line(tmp_path, capsys):
     assert Q.main([T.float_weights_path(out), data, "--qb", "64,128", "--threads", "1"]) == 0
     text = capsys.readouterr().out
     assert "both /255, /128" in text and "first layer /255" in text
+    assert "largest QB that fits: " in text

@@ -156,10 +156,10 @@ def test_rejects_malformed_data(tmp_path):
         T.convert(str(bad))
 
 
-@pytest.fixture(scope="module", params=["plain", "buckets", "factorised"])
+@pytest.fixture(scope="module", params=["plain", "buckets", "factorised", "max qb"])
 def any_trained(request, trained, tmp_path_factory):
-    """The plain net of ``trained``, and a net with king buckets and 8 output buckets, trained
-    with and without the factoriser."""
+    """The plain net of ``trained``, a net with king buckets and 8 output buckets, trained
+    with and without the factoriser, and the latter written with the largest QB that fits."""
     if request.param == "plain":
         return trained
     d = tmp_path_factory.mktemp("train_buckets")
@@ -168,9 +168,31 @@ def any_trained(request, trained, tmp_path_factory):
     out = str(d / "net.nnue")
     model, record = T.train([data], out, hidden=32, epochs=1, batch=128, lr=3e-3, lam=0.3,
                             val=0.05, seed=3, progress=False, output_buckets=8,
-                            king_buckets="ranks4", factorise=request.param == "factorised")
-    assert record["factorised"] == (request.param == "factorised")
+                            king_buckets="ranks4", factorise=request.param != "buckets",
+                            qb="max" if request.param == "max qb" else T.QB)
+    assert record["factorised"] == (request.param != "buckets")
+    assert record["qb"] == load_net(out).qb
+    assert (record["qb"] > T.QB) == (request.param == "max qb")
     return data, out, model, record
+
+
+def test_largest_qb_is_the_largest_the_engine_accepts(any_trained):
+    """``largest_qb``: the net quantised with it passes nnue_file.check_net, with one more it
+    does not (the output weights' int16 product overflows)."""
+    model = any_trained[2]
+    qb = T.largest_qb(model)
+    assert qb >= T.QB
+    T.check_net(T.quantise(model, qb))
+    with pytest.raises(ValueError):
+        T.check_net(T.quantise(model, qb + 1))
+    saved = model.out.weight.detach().clone()
+    with torch.no_grad():
+        model.out.weight.mul_(1000.0)
+        try:
+            with pytest.raises(ValueError):
+                T.largest_qb(model)
+        finally:
+            model.out.weight.copy_(saved)
 
 
 def test_saved_net_matches_model(any_trained):
