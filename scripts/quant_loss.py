@@ -18,12 +18,13 @@ may be written with another QB when its output weights fit the engine's integers
 whether they do, and the last line gives the largest.
 
 A data file may be given as the trainer's converted ``.nnuebin.npy`` (read as it is, while
-datagen still appends to the source). The tail is the last ``--val`` share (train_nnue's default 2 %) of the data's first ``--first``
-positions (all when omitted): give a net's record ``positions`` to get the tail it held out.
+datagen still appends to the source). The tail is the last ``--val`` share (train_nnue's
+default 2 %) of the data's first ``--first`` positions (all when omitted): give a net's record
+``positions`` to get the tail it held out.
 
 Usage:
-  python scripts/quant_loss.py campaign/nets/gen8i_h256_w8f_o8.f16.npz /work/data/gen7_5k_s22.bin \\
-      --first 3342108 --qb 64,128
+  python scripts/quant_loss.py campaign/nets/gen8i_h256_w8f_o8.f16.npz \\
+      /work/data/gen7_5k_s22.bin --first 3342108 --qb 64,128 --wdl-scale 149.93692345009205
 """
 import argparse
 import json
@@ -34,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_nnue as T  # noqa: E402
+
 
 def load_model(path):
     """A (non-factorised) model of the float-weights file ``path``'s architecture, holding its

@@ -62,8 +62,9 @@ def parse_tc(text):
 
 def engine_moves(game, name):
     """The engine's moves of one game as ``(clock_before_s, time_s, depth)`` triples (depth in
-    plies, None when the comment gives none) and the clock it ended with, with its time control ``(moves, base, inc)``; None when the engine did not play
-    the game or the game has no clock for it. The clock is our runner's
+    plies, None when the comment gives none) and the clock it ended with, with its time
+    control ``(moves, base, inc)``; None when the engine did not play the game or the game has
+    no clock for it. The clock is our runner's
     (:class:`uci_engine.tools.tc.Clock`), charged with each move's time."""
     white = game.headers.get("White") == name
     if not white and game.headers.get("Black") != name:
