@@ -215,7 +215,10 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
     file read with ``keep_noisy``: ``<name>.noisy.nnuebin.npy``; a missing folder is made);
     reuse an existing one newer than ``path`` and of this layout (RECORD_DTYPE). Raises
     ValueError naming the first malformed line (text) or the byte offset of the first corrupt
-    game (records)."""
+    game (records). A path that is itself a converted file (``.nnuebin.npy``) is returned as
+    it is, so a run can read a snapshot while datagen still appends to the source."""
+    if out is None and path.endswith(".nnuebin.npy"):
+        return path
     if out is None:
         noisy = ".noisy" if keep_noisy and is_record_file(path) else ""
         out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
@@ -477,6 +480,49 @@ def largest_qb(model):
     raise ValueError("the output layer fits no QB")
 
 
+def _set_rounded(model, weights, qb=None, first_layer=False):
+    """Load ``weights`` (float64 tensors ``w_ft, b_ft, w_out, b_out``) into ``model`` (its
+    factor rows, if any, set to zero), the first layer rounded to multiples of 1/QA when
+    ``first_layer``, the output weights to 1/``qb`` and its biases to 1/(QA * ``qb``) unless
+    ``qb`` is None."""
+    import torch
+    w_ft, b_ft, w_out, b_out = weights
+
+    def r(x, s):
+        return x if s is None else torch.round(x * s) / s
+
+    qa = QA if first_layer else None
+    with torch.no_grad():
+        model.set_ft_weights(r(w_ft, qa).float(), None)
+        model.ft_bias.copy_(r(b_ft, qa))
+        model.out.weight.copy_(r(w_out, qb))
+        model.out.bias.copy_(r(b_out, None if qb is None else QA * qb))
+
+
+def quant_losses(model, rec, idx, qbs, lam=0.0, wdl_scale=WDL_SCALE, batch=16384):
+    """What the int16 quantisation costs in held-out loss: ``{label: loss}`` on rows ``idx``
+    of ``rec`` for the float weights (``float``), the first layer rounded to 1/QA alone, and for
+    each QB in ``qbs`` the output layer rounded alone and both layers (the net file's rounding,
+    :func:`quantise`). ``model`` ends holding its float weights merged (factor rows zero), so
+    call it after the float weights are saved."""
+    weights = tuple(x.detach().clone().double() for x in
+                    (model.ft_weights(), model.ft_bias, model.out.weight, model.out.bias))
+    model.eval()
+    out = {}
+
+    def run(label, qb, first_layer):
+        _set_rounded(model, weights, qb, first_layer)
+        out[label] = evaluate_loss(model, rec, idx, lam, batch, wdl_scale)
+
+    run("float", None, False)
+    run(f"first layer /{QA}", None, True)
+    for qb in qbs:
+        run(f"output /{qb}", qb, False)
+        run(f"both /{QA}, /{qb}", qb, True)
+    _set_rounded(model, weights)
+    return out
+
+
 def _architecture_of(model):
     return {"hidden": int(model.hidden), "activation": model.activation,
             "output_buckets": int(model.output_buckets), "king_buckets": model.king_buckets}
@@ -675,7 +721,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
           activation="screlu", seed=0, threads=1, resume=False, progress=True, bin_dir=None,
           wdl_scale=None, mirror=False, keep_noisy=False, output_buckets=1, king_buckets="none",
           init=None, widen=False, factorise=False, bucket_decay=0.0, widen_kings="east",
-          init_decay=0.0, qb=QB):
+          init_decay=0.0, qb=QB, quant_qbs=()):
     """Train and write ``out`` (net file) and ``out + '.json'`` (record). Returns
     (model, record dict). ``wdl_scale``: centipawns per logit of the loss's sigmoids, or None
     to fit it to the training positions (:func:`fit_wdl_scale`). ``mirror``: the a<->h
@@ -691,8 +737,9 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     ValueError otherwise); ``init_decay``: the pull of every weight towards its start, a
     fraction ``min(1, lr * init_decay)`` of the distance after each step (:class:`StartPull`;
     ValueError without ``init``); ``qb``: the net file's output quantisation, an int or "max"
-    (:func:`largest_qb`). Also writes the float weights
-    (:func:`uci_engine.nnue_file.float_weights_path`)."""
+    (:func:`largest_qb`); ``quant_qbs``: QB values for the record's ``quant_loss``, what the
+    rounding costs on the held-out positions (:func:`quant_losses`; none by default). Also
+    writes the float weights (:func:`uci_engine.nnue_file.float_weights_path`)."""
     import torch
     from tqdm import tqdm
     # an architecture the engine cannot run fails here, not after the training
@@ -789,6 +836,10 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
               "qa": QA, "qb": int(net.qb), "scale": OUTPUT_SCALE,
               "history": history, "commit": _commit(), "net": os.path.abspath(out),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])}
+    if quant_qbs and n_val:
+        record["quant_loss"] = quant_losses(model, rec, val_idx, quant_qbs, lam, wdl_scale,
+                                            batch)
+        record["largest_qb"] = largest_qb(model)
     with open(out + ".json", "w") as fh:
         json.dump(record, fh, indent=1)
     return model, record
@@ -844,8 +895,15 @@ def main(argv=None):
     ap.add_argument("--qb", default=str(QB),
                     help=f"output quantisation of the net file: an integer ({QB}, bullet's) or "
                          "'max', the largest the engine's integers allow (finer output steps)")
+    ap.add_argument("--quant-loss", default="",
+                    help="comma-separated QB values: print what rounding the weights costs in "
+                         "held-out loss, by layer (with --epochs 0 --init F.f16.npz: F's)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    try:
+        quant_qbs = [int(x) for x in args.quant_loss.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--quant-loss {args.quant_loss!r}: comma-separated integers")
     if args.qb != "max" and not (args.qb.isdigit() and 1 <= int(args.qb) <= 32767):
         ap.error(f"--qb {args.qb!r}: an integer 1..32767 or 'max'")
     if args.bucket_decay and not args.factorise:
@@ -864,7 +922,7 @@ def main(argv=None):
                       output_buckets=args.output_buckets, king_buckets=args.king_buckets,
                       init=args.init, widen=args.widen, factorise=args.factorise,
                       bucket_decay=args.bucket_decay, widen_kings=args.widen_kings,
-                      init_decay=args.init_decay, qb=args.qb)
+                      init_decay=args.init_decay, qb=args.qb, quant_qbs=quant_qbs)
     line = f"wrote {args.out}"
     if record["history"]:
         last = record["history"][-1]
@@ -872,6 +930,12 @@ def main(argv=None):
     if record["init_val_loss"] is not None:
         line += f"; the start's val loss {record['init_val_loss']}"
     print(line)
+    if "quant_loss" in record:
+        base = record["quant_loss"]["float"]
+        print(f"held-out loss by rounding ({record['val_positions']:,} positions):")
+        for label, loss in record["quant_loss"].items():
+            print(f"  {label:<22} {loss:.7f}  {loss - base:+.7f}")
+        print(f"  largest QB that fits: {record['largest_qb']}")
 
 
 if __name__ == "__main__":
