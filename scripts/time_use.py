@@ -79,9 +79,10 @@ def engine_moves(game, name):
     ours = chess.WHITE if white else chess.BLACK
     for node in game.mainline():
         if mover == ours:
-            found = TIME_RE.findall(node.comment or "")
+            comment = (node.comment or "").strip()
+            found = TIME_RE.findall(comment)
             spent = float(found[-1]) if found else 0.0
-            depth = DEPTH_RE.match((node.comment or "").strip())
+            depth = DEPTH_RE.match(comment)
             out.append((clock.time_left_ms / 1000, spent, int(depth.group(1)) if depth else None))
             clock.consume(spent * 1000)
         mover = not mover

@@ -818,7 +818,10 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
                         "pos_per_s": seen / max(time.monotonic() - t0, 1e-9)})
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
                     "sched": sched.state_dict(), "epoch": epoch + 1, "history": history}, ckpt)
-    net = quantise(model, largest_qb(model) if qb == "max" else int(qb))
+    # the largest QB the engine accepts, found once: the net file's with "max", the record's
+    # with quant_qbs (the float weights are the same for both)
+    best_qb = largest_qb(model) if qb == "max" or quant_qbs else None
+    net = quantise(model, best_qb if qb == "max" else int(qb))
     save_net(out, net)
     save_float_weights(model, float_weights_path(out))
     record = {"data": [os.path.abspath(p) for p in data], "positions": n,
@@ -839,7 +842,7 @@ def train(data, out, hidden=128, epochs=10, batch=16384, lr=1e-3, lam=0.5, val=0
     if quant_qbs and n_val:
         record["quant_loss"] = quant_losses(model, rec, val_idx, quant_qbs, lam, wdl_scale,
                                             batch)
-        record["largest_qb"] = largest_qb(model)
+        record["largest_qb"] = best_qb
     with open(out + ".json", "w") as fh:
         json.dump(record, fh, indent=1)
     return model, record

@@ -1,5 +1,6 @@
 """train_nnue.py's quantisation report rounds float weights as the net file does: its "both"
 loss equals the loss of the quantised net file written from the same weights."""
+import json
 import os
 import shutil
 
@@ -64,6 +65,5 @@ def test_cli_prints_the_report_from_a_converted_file(tmp_path, capsys):
     assert "both /255, /128" in text and "first layer /255" in text
     assert "largest QB that fits: " in text
     with open(str(tmp_path / "again.nnue.json")) as fh:
-        import json
         record = json.load(fh)
     assert set(record["quant_loss"]) >= {"float", "both /255, /64"}
