@@ -18,8 +18,10 @@ They are converted once into a compact binary ``<data>.nnuebin.npy`` (numpy memm
 position: int16[32] input indices from the side to move's perspective, -1 padded; int16 score
 and uint8 result (0, 1, 2 = loss, draw, win), both from the side to move's view; uint8
 ``mirror_ok``, 1 when the position has no castling rights), reused while it is newer than its
-source and has this layout. The other perspective's indices follow as
-``((f + 384) % 768) ^ 56``.
+source and has this layout. A record file's conversion keeps a sidecar ``<data>.nnuebin.json``
+(the source's bytes read and their BLAKE2b): after datagen appended games, only the new games
+are converted and appended (about 20,000 positions a second on one core). The other
+perspective's indices follow as ``((f + 384) % 768) ^ 56``.
 
 ``--mirror`` (data augmentation): each epoch, every training position without castling rights
 is mirrored a<->h with probability 1/2, its indices ``f ^ 7``. Without castling rights chess is
@@ -117,6 +119,7 @@ Usage: python scripts/train_nnue.py DATA [DATA2 ...] --out uci_engine/nets/NAME.
            [--init-decay 0]
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -127,7 +130,7 @@ import time
 import numpy as np
 
 from uci_engine.dataformat import numbered_records, parse_line
-from uci_engine.gamerecord import is_record_file, iter_positions
+from uci_engine.gamerecord import is_record_file, iter_positions, game_positions
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
                                             QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
                                             KING_MAPS)
@@ -209,14 +212,57 @@ def _encode(block):
     return rec
 
 
+def _source_digest(path, nbytes):
+    """BLAKE2b (hex str) of the first ``nbytes`` bytes of the file ``path``."""
+    h = hashlib.blake2b(digest_size=32)
+    with open(path, "rb") as fh:
+        left = nbytes
+        while left > 0:
+            chunk = fh.read(min(left, 1 << 24))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+    return h.hexdigest()
+
+
+def _sidecar(out):
+    """The path of a converted record file's sidecar (``<name>.nnuebin.json``)."""
+    return out[:-len(".npy")] + ".json"
+
+
+def _converted_prefix(path, out, keep_noisy):
+    """``(records, source_bytes)`` of a conversion of record file ``path`` that can be read on:
+    ``out`` (memory-mapped, RECORD_DTYPE) holds the kept positions of the games in the first
+    ``source_bytes`` bytes of ``path``, as its sidecar says, and those bytes are unchanged (their
+    BLAKE2b). ``(None, 0)`` when there is none (no sidecar, another layout or filter, a shorter
+    or rewritten source)."""
+    try:
+        with open(_sidecar(out), encoding="utf-8") as fh:
+            side = json.load(fh)
+        rec = np.load(out, mmap_mode="r")
+        nbytes = int(side["source_bytes"])
+        if (rec.dtype == RECORD_DTYPE and len(rec) == int(side["records"])
+                and bool(side["keep_noisy"]) == bool(keep_noisy)
+                and nbytes <= os.path.getsize(path)
+                and _source_digest(path, nbytes) == side["source_blake2b"]):
+            return rec, nbytes
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None, 0
+
+
 def convert(path, out=None, bin_dir=None, keep_noisy=False):
     """Convert a datagen text or game-record file to the binary training file (returns its
     path): ``out``, or ``<bin_dir or the source's directory>/<name>.nnuebin.npy`` (a record
     file read with ``keep_noisy``: ``<name>.noisy.nnuebin.npy``; a missing folder is made);
-    reuse an existing one newer than ``path`` and of this layout (RECORD_DTYPE). Raises
-    ValueError naming the first malformed line (text) or the byte offset of the first corrupt
-    game (records). A path that is itself a converted file (``.nnuebin.npy``) is returned as
-    it is, so a run can read a snapshot while datagen still appends to the source."""
+    reuse an existing one newer than ``path`` and of this layout (RECORD_DTYPE). A record
+    file's conversion keeps a sidecar ``<name>.nnuebin.json`` (source bytes read, their
+    BLAKE2b, records, filter), so that after datagen appended games only the new games are
+    converted and appended (``_converted_prefix``). Raises ValueError naming the first
+    malformed line (text) or the byte offset of the first corrupt game (records). A path that
+    is itself a converted file (``.nnuebin.npy``) is returned as it is, so a run can read a
+    snapshot while datagen still appends to the source."""
     if out is None and path.endswith(".nnuebin.npy"):
         return path
     if out is None:
@@ -226,18 +272,38 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
     if (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path)
             and np.load(out, mmap_mode="r").dtype == RECORD_DTYPE):
         return out
-    parts, block = [], []
-    for item in data_records(path, keep_noisy):
+    records = is_record_file(path)
+    prefix, start = _converted_prefix(path, out, keep_noisy) if records else (None, 0)
+    parts, block, end = [] if prefix is None else [prefix], [], start
+    if records:
+        def items():
+            nonlocal end
+            for game, kept in game_positions(path, keep_noisy, start):
+                for data in kept:
+                    yield path, data
+                end = game.end
+    else:
+        def items():
+            return data_records(path, keep_noisy)
+    for item in items():
         block.append(item)
         if len(block) == CONVERT_CHUNK:
             parts.append(_encode(block))
             block = []
     parts.append(_encode(block))
     rec = np.concatenate(parts)
+    del parts, prefix
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     tmp = out + ".tmp.npy"
     np.save(tmp, rec)
     os.replace(tmp, out)
+    if records:
+        side = {"source": os.path.basename(path), "source_bytes": end,
+                "source_blake2b": _source_digest(path, end), "records": len(rec),
+                "keep_noisy": bool(keep_noisy)}
+        with open(_sidecar(out) + ".tmp", "w", encoding="utf-8") as fh:
+            json.dump(side, fh, indent=1)
+        os.replace(_sidecar(out) + ".tmp", _sidecar(out))
     return out
 
 

@@ -6,6 +6,7 @@ run in records format converts to the lines the text format writes for the same 
 trainer reads records through the same iterator."""
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -313,6 +314,68 @@ def test_trainer_reads_records_as_their_text(written, tmp_path):
     assert len(a) > 100 and a.tobytes() == b.tobytes()
     noisy = np.load(T.convert(str(path), bin_dir=str(tmp_path), keep_noisy=True))
     assert len(noisy) > len(a)
+
+
+def test_read_games_reads_on_from_a_games_end(written, tmp_path):
+    path, _ = written
+    games = list(G.read_games(path))
+    assert len(games) > 3 and games[0].offset == len(G.MAGIC)
+    for a, b in zip(games, games[1:]):
+        assert a.end == b.offset                           # ends are the next game's start
+    assert games[-1].end == path.stat().st_size
+    k = len(games) // 2
+    later = list(G.read_games(path, games[k].end))
+    assert [g.offset for g in later] == [g.offset for g in games[k + 1:]]
+    assert list(G.read_games(path, games[-1].end)) == []
+    kept = {game.offset: records for game, records in G.game_positions(path)}
+    assert list(G.iter_positions(path, start=games[k].end)) == [
+        r for g in games[k + 1:] for r in kept[g.offset]]
+    for bad in (games[k].end + 2, path.stat().st_size + 4, -4):
+        with pytest.raises(ValueError, match="not a game's start"):
+            list(G.read_games(path, bad))
+
+
+def test_trainer_converts_only_the_games_appended(written, tmp_path, monkeypatch):
+    """A record file datagen appended to is converted on from where the last conversion ended
+    (its sidecar), to the same records as a conversion of the whole file; a source whose
+    converted part changed is converted again from its start."""
+    T = load_script("train_nnue")
+    path, _ = written
+    whole = path.read_bytes()
+    games = list(G.read_games(path))
+    k = len(games) // 2
+    starts = []
+
+    def spy(p, keep_noisy=False, start=0):
+        starts.append(start)
+        return G.game_positions(p, keep_noisy, start)
+    monkeypatch.setattr(T, "game_positions", spy)
+    ref = np.load(T.convert(str(path), out=str(tmp_path / "ref.nnuebin.npy")))
+    src = tmp_path / "grow.grec"
+
+    def write(data):                        # newer than the conversion, however coarse the clock
+        src.write_bytes(data)
+        if out is not None:
+            t = Path(out).stat().st_mtime + 1
+            os.utime(src, (t, t))
+    out = None
+    write(whole[:games[k].end])
+    out = T.convert(str(src))
+    side = json.loads(Path(out[:-4] + ".json").read_text())
+    assert side["source_bytes"] == games[k].end and side["records"] == len(np.load(out))
+    write(whole[:games[k].end] + G.MAGIC + whole[games[k].end:])     # a resumed run
+    out = T.convert(str(src))
+    assert starts == [0, 0, games[k].end]
+    assert np.load(out).tobytes() == ref.tobytes() and len(ref) > 100
+    assert json.loads(Path(out[:-4] + ".json").read_text())["source_bytes"] == len(whole) + 8
+    # the converted part rewritten (another game first): converted again from the start
+    write(G.MAGIC + whole[games[1].offset:] + whole[games[0].offset:games[0].end])
+    out = T.convert(str(src))
+    assert starts[-1] == 0 and len(np.load(out)) == len(ref)
+    assert np.load(out).tobytes() != ref.tobytes()
+    # the filter must match: the noisy file is its own conversion
+    noisy = T.convert(str(src), keep_noisy=True)
+    assert noisy != out and starts[-1] == 0 and len(np.load(noisy)) > len(ref)
 
 
 def test_wdl_fit_reads_records_as_their_text(written, tmp_path):

@@ -265,6 +265,11 @@ class Game(NamedTuple):
     plies: np.ndarray
     result: float
 
+    @property
+    def end(self) -> int:
+        """Byte offset (int) just past the game's terminator: where the next game may start."""
+        return self.offset + HEADER_BYTES + PLY_BYTES * len(self.plies) + TERMINATOR_BYTES
+
 
 def _where(path, offset):
     return f"{path}: offset {offset}"
@@ -284,15 +289,14 @@ def is_record_file(path) -> bool:
         return fh.read(len(MAGIC)) == MAGIC
 
 
-def _spans(words):
+def _spans(words, w=0):
     """``(w, first, end)`` word indices (header, first ply, terminator) of each complete game of
-    a record file's words after its magic, in order, MAGICs between games skipped; the walk
-    stops at the first part that is not complete (a truncated header or a game without its
-    terminator). The caller finds where from the last span."""
+    a record file's words from word ``w`` (a game's start, or 0: the magic), in order, MAGICs
+    between games skipped; the walk stops at the first part that is not complete (a truncated
+    header or a game without its terminator). The caller finds where from the last span."""
     magic = np.frombuffer(MAGIC, "<u4")
-    zeros = np.flatnonzero(words == 0)                     # terminator candidates
+    zeros = w + np.flatnonzero(words[w:] == 0)             # terminator candidates
     head_words = HEADER_BYTES // 4
-    w = 0
     while w < len(words):
         if w + 2 <= len(words) and np.array_equal(words[w:w + 2], magic):
             w += 2
@@ -311,15 +315,20 @@ def _check_magic(path, words, size):
         raise ValueError(f"{_where(path, 0)}: not a game-record file (no magic {MAGIC!r})")
 
 
-def read_games(path) -> Iterator[Game]:
-    """Every :class:`Game` of record file ``path`` in file order. Checks the layout (not the
-    legality of the moves: :func:`replay` does). Raises ValueError ``"<path>: offset <byte>:
-    ..."`` for a bad magic, a header out of range, a game without its terminator (truncated
-    file) or trailing bytes."""
+def read_games(path, start=0) -> Iterator[Game]:
+    """Every :class:`Game` of record file ``path`` in file order, from byte ``start`` (0, or
+    where a game starts: a :attr:`Game.end` read before, so that a file datagen has appended to
+    is read on from there). Checks the layout (not the legality of the moves: :func:`replay`
+    does). Raises ValueError ``"<path>: offset <byte>: ..."`` for a bad magic, a header out of
+    range, a game without its terminator (truncated file), trailing bytes or a ``start`` that
+    is not a multiple of 4 within the file."""
     words, size = _read_words(path)
     _check_magic(path, words, size)
-    done = 0                                               # words of the complete games
-    for w, first, end in _spans(words):
+    if start % 4 or not 0 <= start <= 4 * len(words):
+        raise ValueError(f"{_where(path, start)}: not a game's start (a multiple of 4 within "
+                         f"the file's {size} bytes)")
+    done = start // 4                                      # words of the complete games
+    for w, first, end in _spans(words, start // 4):
         header = np.frombuffer(words[w:first].tobytes(), HEADER_DTYPE)[0]
         try:
             start = decode_start(header).fen(en_passant="xfen")
@@ -401,15 +410,24 @@ def position_fen(board: chess.Board) -> str:
             f"{board.fullmove_number}")
 
 
-def iter_positions(path, keep_noisy=False) -> Iterator[Record]:
-    """The kept positions of record file ``path`` (:func:`keep_position`) as
+def game_positions(path, keep_noisy=False, start=0) -> Iterator[tuple[Game, list[Record]]]:
+    """``(game, records)`` for every game of record file ``path`` from byte ``start``
+    (:func:`read_games`): the game's kept positions (:func:`keep_position`) as
     :class:`uci_engine.dataformat.Record` (FEN with X-FEN castling and en passant, score in
-    centipawns and result, both from White's view), in file order. Raises ValueError with the
-    byte offset at the first corrupt game."""
-    for game in read_games(path):
-        for board, move, score in replay(path, game):
-            if keep_position(board, move, score, keep_noisy):
-                yield Record(position_fen(board), score, game.result)
+    centipawns and result, both from White's view), in file order; a game may keep none.
+    Raises ValueError with the byte offset at the first corrupt game."""
+    for game in read_games(path, start):
+        yield game, [Record(position_fen(board), score, game.result)
+                     for board, move, score in replay(path, game)
+                     if keep_position(board, move, score, keep_noisy)]
+
+
+def iter_positions(path, keep_noisy=False, start=0) -> Iterator[Record]:
+    """The kept positions of record file ``path`` from byte ``start`` in file order
+    (:func:`game_positions`). Raises ValueError with the byte offset at the first corrupt
+    game."""
+    for _, records in game_positions(path, keep_noisy, start):
+        yield from records
 
 
 def to_text(src, dst, keep_noisy=False) -> int:
