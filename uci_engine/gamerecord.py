@@ -331,11 +331,11 @@ def read_games(path, start=0) -> Iterator[Game]:
     for w, first, end in _spans(words, start // 4):
         header = np.frombuffer(words[w:first].tobytes(), HEADER_DTYPE)[0]
         try:
-            start = decode_start(header).fen(en_passant="xfen")
+            fen = decode_start(header).fen(en_passant="xfen")
         except ValueError as exc:
             raise ValueError(f"{_where(path, 4 * w)}: bad game header: {exc}") from None
         plies = np.frombuffer(words[first:end].tobytes(), PLY_DTYPE)
-        yield Game(4 * w, start, plies, RESULTS[int(header["result"])])
+        yield Game(4 * w, fen, plies, RESULTS[int(header["result"])])
         done = end + 1
     if done < len(words) and not np.array_equal(words[done:], np.frombuffer(MAGIC, "<u4")):
         offset = 4 * done
