@@ -11,7 +11,7 @@ stands on files e-h; output bucket ``(pieces - 2) // ceil(32 / B)``.
 Input: datagen text files, one position per line ``<FEN> | <score> | <result>`` (score in
 centipawns and result 1.0 / 0.5 / 0.0, both from White's view; ``uci-engine datagen``), or
 game-record files (``uci-engine datagen --format records``, told apart by their magic), read
-through :func:`uci_engine.gamerecord.iter_positions`, the iterator of the ``to-text``
+through :func:`uci_engine.gamerecord.game_positions`, the reader of the ``to-text``
 converter, so they give the positions and values of the converted text. ``--keep-noisy``
 also takes the record positions whose best move is a capture or promotion.
 They are converted once into a compact binary ``<data>.nnuebin.npy`` (numpy memmap, 68 bytes a
@@ -130,7 +130,7 @@ import time
 import numpy as np
 
 from uci_engine.dataformat import numbered_records, parse_line
-from uci_engine.gamerecord import is_record_file, iter_positions, game_positions
+from uci_engine.gamerecord import is_record_file, game_positions
 from uci_engine.kernels.nnue_consts import (N_FEATURES, COLOUR_STRIDE, SQ_FLIP, MAX_ACTIVE, QA,
                                             QB, OUTPUT_SCALE, ALL_PIECES, LAYOUT_PLAIN,
                                             KING_MAPS)
@@ -184,16 +184,12 @@ def other_perspective(f):
     return np.where(f < 0, f, ((f + COLOUR_STRIDE) % N_FEATURES) ^ SQ_FLIP)
 
 
-def data_records(path, keep_noisy=False):
-    """``(where, Record)`` of every position of a data file: a text file (where = ``path:line``)
-    or a game-record file (where = ``path``; its reader names byte offsets in its errors).
-    Raises ValueError at the first malformed line or corrupt game."""
-    if is_record_file(path):
-        for data in iter_positions(path, keep_noisy):
-            yield path, data
-    else:
-        for lineno, line in numbered_records(path):
-            yield f"{path}:{lineno}", parse_line(line, f"{path}:{lineno}")
+def text_records(path):
+    """``(where, Record)`` of every position of a datagen text file (where = ``path:line``).
+    Raises ValueError at the first malformed line. (A game-record file is read by
+    :func:`convert` through :func:`uci_engine.gamerecord.game_positions`.)"""
+    for lineno, line in numbered_records(path):
+        yield f"{path}:{lineno}", parse_line(line, f"{path}:{lineno}")
 
 
 def _encode(block):
@@ -274,18 +270,17 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
         return out
     records = is_record_file(path)
     prefix, start = _converted_prefix(path, out, keep_noisy) if records else (None, 0)
-    parts, block, end = [] if prefix is None else [prefix], [], start
-    if records:
-        def items():
-            nonlocal end
-            for game, kept in game_positions(path, keep_noisy, start):
-                for data in kept:
-                    yield path, data
-                end = game.end
-    else:
-        def items():
-            return data_records(path, keep_noisy)
-    for item in items():
+    end = start                             # the source bytes converted (record files)
+
+    def game_records():
+        nonlocal end
+        for game, kept in game_positions(path, keep_noisy, start):
+            for data in kept:
+                yield path, data
+            end = game.end
+
+    parts, block = [] if prefix is None else [prefix], []
+    for item in game_records() if records else text_records(path):
         block.append(item)
         if len(block) == CONVERT_CHUNK:
             parts.append(_encode(block))
