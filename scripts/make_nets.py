@@ -18,7 +18,10 @@ The plan (:data:`GENERATIONS`) follows docs/nets.md: generations 0-5, then the s
 campaign's chain from generation 5 (docs/campaign.md): ``gen6a`` (seeds 14 and 17), ``gen6c``
 (seed 18) and ``gen6f`` (seed 19) each fine-tune the float weights (``.f16.npz``) of the net
 before on generation 5's self-play, and ``gen7c`` (remade as ``gen7_h256_w8_o8``) grows
-``gen6f``'s to H256 with 8 mirrored king buckets (``--widen``) on seeds 18 and 19. It differs
+``gen6f``'s to H256 with 8 mirrored king buckets (``--widen``) on seeds 18 and 19. Generation 8
+(``gen8k``, remade as ``gen8_h256_w8_o8``) is four fine-tunes in a row from generation 7's float
+weights (``gen8h``, ``gen8i``, ``gen8j``, ``gen8k``), each on all of generation 7's seed-22
+self-play there was when it trained (one file, topped up before each). It differs
 in two ways: generation 0's data is the first 1,000,000 positions written (not ``head -1000000``
 of a 3,000,000-position run, the same thing) and the runs stopped by hand or partly lost (after
 70 and 78 minutes, generation 3's data after two runs, generation 4's second part, a copy of a
@@ -133,8 +136,21 @@ _GEN7_VAL = repr(round(_GEN5_S19.positions * 0.02)
 _GEN7_GROW = ("--widen", "--hidden", "256", "--king-buckets", "wing8", "--factorise",
               "--output-buckets", "8", "--epochs", "4", "--lr", "0.0005", "--bucket-decay", "100",
               "--val", _GEN7_VAL, "--lambda", "0.0", "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+#: generation 7's self-play of the campaign, seed 22 (docs/campaign.md, rows 102-123): one file
+#: that grew between trainings; each of gen8h, gen8i, gen8j and gen8k read all of it that
+#: existed then (their records, ``sources``), so the chain tops the same file up to each count
+_GEN7_S22 = tuple(Data("gen7_5k_s22", "gen7_h256_w8_o8", 5000, 22, n)
+                  for n in (2_451_264, 3_342_108, 5_118_422, 9_296_713))
+#: the fine-tunes of gen7c's float weights on seed 22 (docs/campaign.md, rows 104, 113, 121 and
+#: 124; their records): 4 epochs at lr 0.0002 with a pull towards the starting weights
+#: (``--init-decay 200``); gen8j and gen8k write the net with the finer output quantisation
+_GEN8_FINE_TUNE = ("--epochs", "4", "--lr", "0.0002", "--init-decay", "200", "--hidden", "256",
+                   "--king-buckets", "wing8", "--factorise", "--bucket-decay", "100",
+                   "--output-buckets", "8", "--lambda", "0.0", "--mirror",
+                   "--wdl-scale", _GEN4_WDL_SCALE)
 #: docs/nets.md, generations 0-5 (gen5_h128_o8, the campaign's gen5d), then the campaign's
-#: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8, the default net)
+#: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8), and gen8h, gen8i, gen8j and gen8k
+#: (remade as gen8_h256_w8_o8, the default net)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
@@ -155,6 +171,14 @@ GENERATIONS = (
                init_float=True),
     Generation("gen7_h256_w8_o8", (_GEN5_S18, _GEN5_S19), _GEN7_GROW, init="gen6f_h128_o8",
                init_float=True),
+    Generation("gen8h_h256_w8f_o8", (_GEN7_S22[0],), _GEN8_FINE_TUNE, init="gen7_h256_w8_o8",
+               init_float=True),
+    Generation("gen8i_h256_w8f_o8", (_GEN7_S22[1],), _GEN8_FINE_TUNE, init="gen8h_h256_w8f_o8",
+               init_float=True),
+    Generation("gen8j_h256_w8f_o8", (_GEN7_S22[2],), _GEN8_FINE_TUNE + ("--qb", "max"),
+               init="gen8i_h256_w8f_o8", init_float=True),
+    Generation("gen8_h256_w8_o8", (_GEN7_S22[3],), _GEN8_FINE_TUNE + ("--qb", "max"),
+               init="gen8j_h256_w8f_o8", init_float=True),
 )
 
 
