@@ -5,8 +5,8 @@ Two panels, both in Elo with 95 % intervals (the ledger's "Elo ±" column, penta
 Elo for SPRTs, the score's logistic Elo for gauntlets):
 
 * **Self-play:** each kept step's gain over the default before it (the SPRT of the step, rows of
-  kind ``selfplay`` whose verdict begins with ``kept``), and the running sum along the chain
-  (its interval the root of the summed squares, as for independent tests).
+  kind ``selfplay`` whose verdict begins with ``kept`` or ``H1, kept``), and the running sum
+  along the chain (its interval the root of the summed squares, as for independent tests).
 * **Against Ethereal 12:** every gauntlet row (kind ``ethereal``), one point a build and time
   control, in ledger order.
 
@@ -91,12 +91,23 @@ def _label(row, width=32):
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
+#: a verdict that keeps its step: "kept ..." or "**H1, kept**: ...", emphasis aside; "not kept"
+#: and "stopped, not kept" do not match
+_KEPT = re.compile(r"(h1,\s*)?kept\b")
+
+
+def is_kept(verdict):
+    """Whether a ledger verdict (str, markdown) keeps its step: it begins with "kept", or with
+    "H1, kept", bold or not."""
+    return _KEPT.match(verdict.replace("*", "").strip().lower()) is not None
+
+
 def series(rows):
     """``(chain, gauntlets)``: the kept self-play steps as ``(label, elo, half, cum, cum_half)``
     and the Ethereal rows as ``(label, elo, half)``; rows without an Elo are left out."""
     chain, total, var = [], 0.0, 0.0
     for r in rows:
-        if r["kind"] == "selfplay" and r["elo"] and r["verdict"].lower().startswith("kept"):
+        if r["kind"] == "selfplay" and r["elo"] and is_kept(r["verdict"]):
             elo, half = r["elo"]
             total += elo
             var += half * half

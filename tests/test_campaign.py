@@ -192,6 +192,18 @@ def test_the_running_sum_and_the_elo_cells():
     assert [(c[3], c[4]) for c in chain] == [(30.0, 3.0), (40.0, 5.0)]
 
 
+def test_a_kept_verdict_is_read_as_the_ledger_writes_it():
+    # rows 72 and 94 write "**H1, kept**: ..."; rows 115 and 119 "**stopped, not kept**: ..."
+    for verdict in ("kept (H1; `-srand` 1)", "**H1, kept**: combined", "**kept**", "H1, kept"):
+        assert P.is_kept(verdict), verdict
+    for verdict in ("stopped, **not kept**", "**stopped, not kept**: no gain", "not kept",
+                    "**H1**: to be the default", "keeps running", "stopped unfinished"):
+        assert not P.is_kept(verdict), verdict
+    steps = [r["#"] for r in P.read_ledger(PAGE)
+             if r["kind"] == "selfplay" and r["elo"] and P.is_kept(r["verdict"])]
+    assert {"26", "72", "94"} <= set(steps)
+
+
 @pytest.mark.parametrize("bad,match", [
     ("| 0 | d | nonsense | s | c | t | 1 | r | — | — | v |", "unknown kind"),
     ("| 0 | d | data | s | c | t | 1 | r | — | v |", "10 cells"),
