@@ -150,7 +150,7 @@ _GEN8_FINE_TUNE = ("--epochs", "4", "--lr", "0.0002", "--init-decay", "200", "--
                    "--wdl-scale", _GEN4_WDL_SCALE)
 #: docs/nets.md, generations 0-5 (gen5_h128_o8, the campaign's gen5d), then the campaign's
 #: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8), and gen8h, gen8i, gen8j and gen8k
-#: (remade as gen8_h256_w8_o8, the default net)
+#: (remade as gen8_h256_w8_o8)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
