@@ -57,12 +57,12 @@ NETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nets")
 #: suffix of a net's float weights, which scripts/train_nnue.py writes beside every net file and
 #: ``--init`` reads (the campaign commits them, docs/campaign.md); the engine never reads them
 FLOAT_WEIGHTS_SUFFIX = ".f16.npz"
-#: the net the engine loads at start (``EvalFile``'s default): generation 7, H256 with 8 mirrored
-#: king buckets and 8 output buckets, generation 5's chain grown and trained on its self-play
-#: (docs/nets.md); it beat generation 5 at 5+0.05 (SPRT H1, +22.7 +- 12.9) and scored 53.5 %
-#: against Ethereal 12 where generation 5 scored 48.0 % in the same gauntlet (docs/campaign.md,
-#: rows 69-72)
-DEFAULT_NET = "gen7_h256_w8_o8.nnue"
+#: the net the engine loads at start (``EvalFile``'s default): generation 8, generation 7's
+#: architecture (H256, 8 mirrored king buckets, 8 output buckets) fine-tuned on generation 7's
+#: self-play (docs/nets.md); it scored 54.3 % against Ethereal 12 where generation 7 scored
+#: 52.3 % in the same gauntlet and beat generation 7 at 5+0.05 in its SPRT (docs/campaign.md,
+#: rows 125-129)
+DEFAULT_NET = "gen8_h256_w8_o8.nnue"
 #: the evaluation an engine starts with (``Use NNUE``'s default, the one switch point for
 #: :class:`uci_engine.engine.Engine`, the UCI option and ``bench``): the NNUE, which beat the
 #: hand-crafted evaluation at 5+0.05 and 10+0.1 (docs/strength.md). The hand-crafted
