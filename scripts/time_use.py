@@ -19,9 +19,15 @@ Prints, for the engine named ``--engine`` (the PGN's player name):
 * the median share of the base left on the clock after the engine's 40th move and at the end
   of the game (time not spent is strength not used, a clock near zero is a flag risk);
 * the lowest clock before a move (milliseconds, and in increments) and the largest share of the
-  clock one move took (the hard limit caps it at 30 %, uci_engine/timeman.py).
+  clock one move took (the hard limit caps it at 30 %, uci_engine/timeman.py);
+* with ``--overrun MS``, every move that took more than MS milliseconds past the hard limit our
+  engine sets itself for that clock (:func:`uci_engine.timeman.budget`, ``Move Overhead`` 10):
+  a stall of the engine, the machine or the client, or a wrong limit. Each line gives the game
+  (its number in the files read), the move, the clock before it, its time and the limit. The
+  limit is taken at the larger of the replayed clock and that clock plus CLOCK_SLACK_MS, since
+  the comments round each time to the millisecond and the replay drifts by the sum.
 
-Usage: python scripts/time_use.py GAMES.pgn [MORE.pgn ...] --engine NAME
+Usage: python scripts/time_use.py GAMES.pgn [MORE.pgn ...] --engine NAME [--overrun MS]
 """
 import argparse
 import re
@@ -30,6 +36,7 @@ import sys
 
 import chess
 
+from uci_engine.timeman import Limits, budget
 from uci_engine.tools.pgnfiles import read_games
 from uci_engine.tools.tc import Clock, TimeControlError
 from uci_engine.tools.tc import parse_tc as parse_cutechess_tc
@@ -40,6 +47,10 @@ TIME_RE = re.compile(r"(\d+(?:\.\d+)?)s\b")
 DEPTH_RE = re.compile(r"^\S*/(\d+)\b")
 #: move-number bands of the per-phase means (engine's own moves, inclusive)
 PHASES = ((1, 10), (11, 20), (21, 40), (41, 60), (61, 10 ** 6))
+#: the replayed clock's allowance for the comments' rounding (milliseconds; see the docstring)
+CLOCK_SLACK_MS = 10
+#: uci_engine's default ``Move Overhead`` (milliseconds), which its hard limits subtract
+MOVE_OVERHEAD_MS = 10
 
 
 def _clock_tc(text):
@@ -89,6 +100,42 @@ def engine_moves(game, name):
     return out, clock.time_left_ms / 1000, parse_tc(text)
 
 
+def hard_limit_s(left_s, tc, move_no, move_overhead=MOVE_OVERHEAD_MS):
+    """The hard limit (seconds) our engine sets itself for its ``move_no``-th move (from 1)
+    with ``left_s`` seconds on its clock under ``tc`` ``(moves or None, base_s, inc_s)``: the
+    larger of :func:`uci_engine.timeman.budget` at the clock and at the clock plus
+    CLOCK_SLACK_MS. The runner sends whole milliseconds, rounded down (python-chess)."""
+    moves, _, inc = tc
+    mtg = moves - (move_no - 1) % moves if moves else None
+    out = 0.0
+    for ms in (left_s * 1000, left_s * 1000 + CLOCK_SLACK_MS):
+        lim = Limits(wtime=max(1, int(ms)), btime=1, winc=round(inc * 1000), movestogo=mtg)
+        out = max(out, budget(lim, True, move_overhead)[1] / 1000)
+    return out
+
+
+def overruns(paths, name, over_ms):
+    """The engine's moves that took more than ``over_ms`` milliseconds past
+    :func:`hard_limit_s`, as ``(game, move, clock_before_s, time_s, hard_s)`` tuples (``game``
+    counts the games read from 1, ``move`` the engine's moves of that game from 1), with the
+    games it lost on time as ``(game, None, None, None, None)``."""
+    out = []
+    for n, game in enumerate(read_games(paths), 1):
+        got = engine_moves(game, name)
+        if got is None:
+            continue
+        moves, _, tc = got
+        for i, (left, spent, _) in enumerate(moves, 1):
+            hard = hard_limit_s(left, tc, i)
+            if spent > hard + over_ms / 1000:
+                out.append((n, i, left, spent, hard))
+        white = game.headers.get("White") == name
+        if (game.headers.get("Termination", "") == "time forfeit"
+                and game.headers.get("Result") == ("0-1" if white else "1-0")):
+            out.append((n, None, None, None, None))
+    return out
+
+
 def summarise(paths, name):
     """The figures of the docstring as a dict (see :func:`main` for the printout)."""
     games = losses = 0
@@ -134,6 +181,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pgn", nargs="+")
     ap.add_argument("--engine", required=True, help="the player name in the PGN")
+    ap.add_argument("--overrun", type=float, metavar="MS",
+                    help="list the moves that took more than MS ms past the engine's hard limit")
     args = ap.parse_args(argv)
     s = summarise(args.pgn, args.engine)
     if not s["games"]:
@@ -156,6 +205,16 @@ def main(argv=None):
     print(f"  lowest clock before a move: {low * 1000:.0f} ms"
           + (f" ({low / inc:.1f} increments)" if inc else ""))
     print(f"  largest share of the clock one move took: {s['largest_share']:.1%}")
+    if args.overrun is not None:
+        found = overruns(args.pgn, args.engine, args.overrun)
+        print(f"  moves over the hard limit by more than {args.overrun:g} ms: "
+              f"{sum(1 for f in found if f[1] is not None)}")
+        for game, move, left, spent, hard in found:
+            if move is None:
+                print(f"    game {game}: lost on time")
+            else:
+                print(f"    game {game}, move {move}: clock {left * 1000:.0f} ms, took "
+                      f"{spent * 1000:.0f} ms, hard limit {hard * 1000:.0f} ms")
     return 0
 
 

@@ -208,3 +208,46 @@ def test_new_game_handshake_is_not_on_the_clock(tmp_path, capsys):
     assert "loses on time" not in out, out
     assert [g.headers.get("Termination") for g in games] == ["adjudication", "adjudication"]
     assert all(len(list(g.mainline_moves())) == 20 for g in games)
+
+
+def _tracked_objects(root) -> int:
+    """Objects the garbage collector tracks that ``root`` reaches (itself included), not
+    counting classes and what they reach (modules, functions)."""
+    import gc
+    seen, todo = set(), [root]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        todo.extend(gc.get_referents(obj))
+    return len(seen)
+
+
+def test_kept_records_do_not_grow_with_game_length(tmp_path):
+    """A match keeps every game's record; each must cost the garbage collector a few objects,
+    not a board state per ply, or a long match's full collections stall the runner's event
+    loop for tenths of a second, charged to the engine on move (GameRecord.compact)."""
+    import asyncio
+
+    from uci_engine.tools.args import parse_args
+    from uci_engine.tools.match import quiet_engine_logs, run_match
+
+    pgn = tmp_path / "games.pgn"
+    cfg = parse_args(_engine("random_mover.py", "A") + _engine("random_mover.py", "B")
+                     + ["-each", "tc=inf", "-games", "2", "-maxmoves", "40", "-pgnout", str(pgn),
+                        "-noprogress"])
+    quiet_engine_logs()
+    res = asyncio.run(run_match(cfg, out=lambda line: None, warn=lambda line: None))
+    assert sorted(res.records) == [1, 2]
+    games = []
+    with pgn.open() as fh:
+        while (g := chess.pgn.read_game(fh)) is not None:
+            games.append(g)
+    plies = [int(g.headers["PlyCount"]) for g in games]
+    assert len(plies) == 2 and min(plies) > 20
+    # the PGN was written from the whole game; the kept record holds its start and results
+    for rec, g, n in zip((res.records[k] for k in sorted(res.records)), games, plies):
+        assert rec.board.move_stack == [] and rec.board.fen() == g.board().fen()
+        assert len(rec.times_ms) == n and rec.result == g.headers["Result"]
+        assert _tracked_objects(rec) < 40, (n, _tracked_objects(rec))

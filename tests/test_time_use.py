@@ -60,3 +60,24 @@ def test_time_controls():
     assert tu.parse_tc("40/60+0.6") == (40, 60.0, 0.6)
     assert tu.parse_tc("60") == (None, 60.0, 0.0)
     assert tu.parse_tc("inf") is None and tu.parse_tc("-") is None
+
+
+def test_moves_over_the_hard_limit(tmp_path):
+    tu = load_script("time_use")
+    # at 5+0.05 the hard limit is 4 x the soft limit, (left + 29 * 50 - 32 * 10) / 30 ms, taken
+    # at 5,010 ms (the slack): 818 ms; below 500 ms on the clock it is 0.8 of the increment
+    # less 10 ms: 30 ms
+    assert tu.hard_limit_s(5.0, (None, 5.0, 0.05), 1) == pytest.approx(0.818)
+    assert tu.hard_limit_s(0.45, (None, 5.0, 0.05), 60) == pytest.approx(0.030)
+    # within CLOCK_SLACK_MS of the low-clock line the larger (normal) limit counts
+    assert tu.hard_limit_s(0.495, (None, 5.0, 0.05), 60) > 0.1
+    pgn = tmp_path / "m.pgn"
+    # ours (White) spends 0.1, 1.0 (182 ms over) and 0.2 s; Black's 3.0 s is not ours
+    pgn.write_text(_game("ours", "them", [0.1, 3.0, 1.0, 0.1, 0.2], tc="5+0.05") + "\n\n"
+                   + _game("them", "ours", [0.1, 0.5], tc="5+0.05", result="1-0",
+                           termination="time forfeit") + "\n")
+    found = tu.overruns([str(pgn)], "ours", 100)
+    assert [(g, m) for g, m, *_ in found] == [(1, 2), (2, None)]
+    assert found[0][2:4] == pytest.approx((4.95, 1.0))
+    assert tu.overruns([str(pgn)], "ours", 200) == [(2, None, None, None, None)]
+    assert tu.main([str(pgn), "--engine", "ours", "--overrun", "100"]) == 0

@@ -239,12 +239,13 @@ class GameRecord:
 
     ``result`` is "1-0", "0-1", "1/2-1/2" or "*"; ``reason`` the cutechess description (e.g.
     "White mates"); ``rtype`` the cutechess result type; ``board`` holds the start position and
-    every move played (book moves first, ``book_plies`` of them); ``comments`` maps each
-    engine-played ply index to its PGN comment ("+0.25/12 0.52s") and ``times_ms`` the same
-    plies to the milliseconds charged to the mover's clock (wall time from ``go`` to the move);
-    ``lowest_clock_ms`` maps each colour to the least time (ms) its clock showed after a move,
-    a flag fall included (:attr:`~uci_engine.tools.tc.Clock.lowest_ms`; None for ``tc=inf``);
-    ``failed`` the colours whose engine instance died, stalled or had to be killed.
+    every move played (book moves first, ``book_plies`` of them) until :meth:`compact` keeps its
+    start position only; ``comments`` maps each engine-played ply index to its PGN comment
+    ("+0.25/12 0.52s") and ``times_ms`` the same plies to the milliseconds charged to the
+    mover's clock (wall time from ``go`` to the move); ``lowest_clock_ms`` maps each colour to
+    the least time (ms) its clock showed after a move, a flag fall included
+    (:attr:`~uci_engine.tools.tc.Clock.lowest_ms`; None for ``tc=inf``); ``failed`` the colours
+    whose engine instance died, stalled or had to be killed.
     """
 
     white: str
@@ -273,6 +274,17 @@ class GameRecord:
         if self.rtype not in FAULTS:
             return None
         return self.result == "0-1"
+
+    def compact(self) -> None:
+        """Keep only the start position in ``board``, dropping the move stack; the result, the
+        comments, the move times and the clocks stay. The runner calls it once the game's PGN
+        is written, since a match keeps every record: python-chess holds a board state and a
+        move per ply, about 260 objects the garbage collector tracks in a 130-ply game, and
+        with 1,500 full records one full collection took 0.23 s of CPU. The runner's event loop
+        stops for it, and the time is charged to the engine whose move is in flight: in a
+        long match at 5+0.05 that meant moves 0.2-0.5 s over their engine's hard limit and a
+        loss on time (docs/faults.md, "Stalls of 0.2-0.5 s in a long match")."""
+        self.board = self.board.root()
 
     def move_times_ms(self, color: bool) -> list[float]:
         """Milliseconds ``color``'s engine took for each of its moves, in game order (book moves

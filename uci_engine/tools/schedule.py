@@ -86,7 +86,8 @@ class PlayerStats:
 
 @dataclass
 class MatchResult:
-    """What :func:`run_match` returns: per-player stats, the game records by number, the
+    """What :func:`run_match` returns: per-player stats, the game records by number
+    (compacted: each ``board`` holds the start position only, :meth:`GameRecord.compact`), the
     pentanomial of player 1 (two-player matches), the SPRT decision, and why it stopped."""
 
     players: list[PlayerStats]

@@ -300,7 +300,8 @@ class Tournament:
             await self.release(s.white, w, True in rec.failed)
             await self.release(s.black, b, False in rec.failed)
             self.res.records[s.number] = rec
-            self.record(s, rec)
+            self.record(s, rec)                 # writes the PGN from the full record
+            rec.compact()                       # then drops its moves (GameRecord.compact)
             if rec.failed and not cfg.recover:
                 names = ", ".join(rec.white if c else rec.black
                                   for c in sorted(rec.failed, reverse=True))
