@@ -172,6 +172,23 @@ def test_no_flag_with_a_tenth_of_a_second_left(engine):
             break
 
 
+def test_loaded_session_leaves_its_objects_to_no_collection(warm_cache):
+    """Once the kernels are loaded, the objects made so far (modules, Numba's dispatchers) are
+    in the permanent generation (``gc.freeze``), so a full collection during a move walks only
+    what came after: with them it took 70 ms of CPU, longer than a low-clock move's limit."""
+    import sys
+    code = ("import gc, io\n"
+            "from uci_engine import uci\n"
+            "u = uci.UCI(out=io.StringIO())\n"
+            "assert u.ready.wait(300) and u.engine is not None, u.load_error\n"
+            "print(gc.get_freeze_count(), len(gc.get_objects()))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=STARTUP_TIMEOUT)
+    assert res.returncode == 0, res.stderr
+    frozen, walked = map(int, res.stdout.split()[-2:])
+    assert frozen > 50_000 and walked < frozen // 20, (frozen, walked)
+
+
 def test_game_with_growing_move_list(engine):
     """python-chess sends ``position startpos moves ...`` with the whole game each time."""
     board = chess.Board()

@@ -10,6 +10,7 @@ long as its clock allows, else the plain-Python fallback search (:mod:`uci_engin
 answers with an ``info string`` that says so.
 """
 import contextlib
+import gc
 import sys
 import time
 import traceback
@@ -69,6 +70,12 @@ class KernelLoading:
                 self.options.apply_to(eng)         # with the values set while it loaded
                 self._apply_pending_position(eng)
                 self.engine = eng
+            # The objects made so far (modules, Numba's dispatchers and types: about 118,000)
+            # live as long as the process; in the permanent generation no collection walks
+            # them again. A full collection took 70 ms of CPU with them and 0.1 ms after,
+            # and one that falls in a move of a 30 ms low-clock limit would flag
+            # (docs/faults.md, "Stalls of 0.2-0.5 s in a long match were the runner's").
+            gc.freeze()
         except Exception as exc:  # reported on isready; the loop keeps answering
             self.load_error = f"{type(exc).__name__}: {exc}"
             traceback.print_exc(file=sys.stderr)
