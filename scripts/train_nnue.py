@@ -252,11 +252,12 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
     """Convert a datagen text or game-record file to the binary training file (returns its
     path): ``out``, or ``<bin_dir or the source's directory>/<name>.nnuebin.npy`` (a record
     file read with ``keep_noisy``: ``<name>.noisy.nnuebin.npy``; a missing folder is made);
-    reuse an existing one newer than ``path`` and of this layout (RECORD_DTYPE). A record
-    file's conversion keeps a sidecar ``<name>.nnuebin.json`` (source bytes read, their
-    BLAKE2b, records, filter), so that after datagen appended games only the new games are
-    converted and appended (``_converted_prefix``). Raises ValueError naming the first
-    malformed line (text) or the byte offset of the first corrupt game (records). A path that
+    reuse an existing one of this layout (RECORD_DTYPE): for a text file one newer than
+    ``path``; for a record file one whose sidecar ``<name>.nnuebin.json`` (source bytes read,
+    their BLAKE2b, records, filter) covers the whole file, and after datagen appended games
+    only the new games are converted and appended (``_converted_prefix``), whatever the files'
+    times. Raises ValueError naming the first malformed line (text) or the byte offset of the
+    first corrupt game (records). A path that
     is itself a converted file (``.nnuebin.npy``) is returned as it is, so a run can read a
     snapshot while datagen still appends to the source."""
     if out is None and path.endswith(".nnuebin.npy"):
@@ -265,11 +266,16 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
         noisy = ".noisy" if keep_noisy and is_record_file(path) else ""
         out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
                            os.path.basename(path) + noisy + ".nnuebin.npy")
-    if (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path)
+    records = is_record_file(path)
+    # A record file is judged by its conversion's sidecar (bytes read and their digest), never by
+    # modification times: a copy made with plain ``cp`` (a snapshot of a file datagen appends to,
+    # its conversion copied after it) has a conversion newer than its source but shorter.
+    if (not records and os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(path)
             and np.load(out, mmap_mode="r").dtype == RECORD_DTYPE):
         return out
-    records = is_record_file(path)
     prefix, start = _converted_prefix(path, out, keep_noisy) if records else (None, 0)
+    if prefix is not None and start == os.path.getsize(path):
+        return out
     end = start                             # the source bytes converted (record files)
 
     def game_records():

@@ -378,6 +378,32 @@ def test_trainer_converts_only_the_games_appended(written, tmp_path, monkeypatch
     assert noisy != out and starts[-1] == 0 and len(np.load(noisy)) > len(ref)
 
 
+def test_trainer_reads_on_a_snapshot_whose_conversion_is_newer(written, tmp_path):
+    """A snapshot copied with plain ``cp`` (the record file, then its older and shorter
+    conversion, which so gets the newer time) is converted on from its sidecar: the times of
+    the files never make a short conversion stand for a longer source."""
+    T = load_script("train_nnue")
+    path, _ = written
+    whole = path.read_bytes()
+    games = list(G.read_games(path))
+    k = len(games) // 2
+    ref = np.load(T.convert(str(path), out=str(tmp_path / "ref.nnuebin.npy")))
+    src = tmp_path / "snap.grec"
+    src.write_bytes(whole[:games[k].end])
+    out = T.convert(str(src))
+    short = len(np.load(out))
+    assert 0 < short < len(ref)
+    src.write_bytes(whole)                                  # datagen appended the other games
+    t = src.stat().st_mtime + 10
+    os.utime(out, (t, t))                                   # the conversion copied after it
+    assert np.load(T.convert(str(src))).tobytes() == ref.tobytes()
+    assert json.loads(Path(out[:-4] + ".json").read_text())["source_bytes"] == len(whole)
+    # a conversion that covers the whole file is read as it is, whatever the times
+    os.utime(src, (t + 10, t + 10))
+    before = Path(out).stat().st_mtime_ns
+    assert T.convert(str(src)) == out and Path(out).stat().st_mtime_ns == before
+
+
 def test_wdl_fit_reads_records_as_their_text(written, tmp_path):
     F = load_script("fit_wdl")
     path, _ = written
