@@ -257,9 +257,8 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
     their BLAKE2b, records, filter) covers the whole file, and after datagen appended games
     only the new games are converted and appended (``_converted_prefix``), whatever the files'
     times. Raises ValueError naming the first malformed line (text) or the byte offset of the
-    first corrupt game (records). A path that
-    is itself a converted file (``.nnuebin.npy``) is returned as it is, so a run can read a
-    snapshot while datagen still appends to the source."""
+    first corrupt game (records). A path that is itself a converted file (``.nnuebin.npy``) is
+    returned as it is, so a run can read a snapshot while datagen still appends to the source."""
     if out is None and path.endswith(".nnuebin.npy"):
         return path
     if out is None:
