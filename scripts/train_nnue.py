@@ -261,11 +261,11 @@ def convert(path, out=None, bin_dir=None, keep_noisy=False):
     returned as it is, so a run can read a snapshot while datagen still appends to the source."""
     if out is None and path.endswith(".nnuebin.npy"):
         return path
+    records = is_record_file(path)
     if out is None:
-        noisy = ".noisy" if keep_noisy and is_record_file(path) else ""
+        noisy = ".noisy" if keep_noisy and records else ""
         out = os.path.join(bin_dir or os.path.dirname(os.path.abspath(path)),
                            os.path.basename(path) + noisy + ".nnuebin.npy")
-    records = is_record_file(path)
     # A record file is judged by its conversion's sidecar (bytes read and their digest), never by
     # modification times: a copy made with plain ``cp`` (a snapshot of a file datagen appends to,
     # its conversion copied after it) has a conversion newer than its source but shorter.
