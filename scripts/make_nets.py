@@ -21,14 +21,17 @@ before on generation 5's self-play, and ``gen7c`` (remade as ``gen7_h256_w8_o8``
 ``gen6f``'s to H256 with 8 mirrored king buckets (``--widen``) on seeds 18 and 19. Generation 8
 (``gen8k``, remade as ``gen8_h256_w8_o8``) is four fine-tunes in a row from generation 7's float
 weights (``gen8h``, ``gen8i``, ``gen8j``, ``gen8k``), each on all of generation 7's seed-22
-self-play there was when it trained (one file, topped up before each). It differs
-in two ways: generation 0's data is the first 1,000,000 positions written (not ``head -1000000``
-of a 3,000,000-position run, the same thing) and the runs stopped by hand or partly lost (after
-70 and 78 minutes, generation 3's data after two runs, generation 4's second part, a copy of a
-run's first 17,808 games, and generation 5's seeds 14 and 17, ``gen6a``'s part of them) are
-given the position counts their nets trained on. Datagen changed since (the node limit
-is now checked at every node, issue 31), so the
-remade nets are new nets of the same recipe, not byte copies.
+self-play there was when it trained (one file, topped up before each). Generation 9 (``gen9j``,
+remade as ``gen9_h256_w8_o8``) goes on the same way from generation 8's float weights through
+``gen9c`` (seed 23), ``gen9g`` and ``gen9h`` (seed 24) and ``gen9i`` (seed 24 after seeds 15,
+16, 27 and 28 of the lent machine), and learns a quarter of the game's result in its last step.
+It differs in two ways: generation 0's data is the first 1,000,000 positions written (not
+``head -1000000`` of a 3,000,000-position run, the same thing) and the runs stopped by hand or
+partly lost (after 70 and 78 minutes, generation 3's data after two runs, generation 4's second
+part, a copy of a run's first 17,808 games, and generation 5's seeds 14 and 17, ``gen6a``'s part
+of them) are given the position counts their nets trained on. Datagen changed since (the node
+limit is now checked at every node, issue 31), so the remade nets are new nets of the same
+recipe, not byte copies.
 
 Usage:
   python scripts/make_nets.py                      # every generation up to the shipped net
@@ -141,16 +144,37 @@ _GEN7_GROW = ("--widen", "--hidden", "256", "--king-buckets", "wing8", "--factor
 #: existed then (their records, ``sources``), so the chain tops the same file up to each count
 _GEN7_S22 = tuple(Data("gen7_5k_s22", "gen7_h256_w8_o8", 5000, 22, n)
                   for n in (2_451_264, 3_342_108, 5_118_422, 9_296_713))
+def _h256_fine_tune(lam="0.0"):
+    """The trainer's options of a fine-tune of an H256 net with 8 mirrored factorised king
+    buckets and 8 output buckets: 4 epochs at lr 0.0002 with a pull towards the starting weights
+    (``--init-decay 200``), the bucket rows decayed, ``lam`` (str) the game result's share of the
+    target, generation 4's fitted loss scale."""
+    return ("--epochs", "4", "--lr", "0.0002", "--init-decay", "200", "--hidden", "256",
+            "--king-buckets", "wing8", "--factorise", "--bucket-decay", "100",
+            "--output-buckets", "8", "--lambda", lam, "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+
+
 #: the fine-tunes of gen7c's float weights on seed 22 (docs/campaign.md, rows 104, 113, 121 and
-#: 124; their records): 4 epochs at lr 0.0002 with a pull towards the starting weights
-#: (``--init-decay 200``); gen8j and gen8k write the net with the finer output quantisation
-_GEN8_FINE_TUNE = ("--epochs", "4", "--lr", "0.0002", "--init-decay", "200", "--hidden", "256",
-                   "--king-buckets", "wing8", "--factorise", "--bucket-decay", "100",
-                   "--output-buckets", "8", "--lambda", "0.0", "--mirror",
-                   "--wdl-scale", _GEN4_WDL_SCALE)
+#: 124; their records); gen8j and gen8k write the net with the finer output quantisation
+_GEN8_FINE_TUNE = _h256_fine_tune()
+#: generation 8's self-play of the campaign (docs/campaign.md, rows 131-166; the records of
+#: gen9c, gen9g, gen9i and gen9j, ``sources``): seed 23 whole (row 139), what gen9c read; seed 24
+#: (rows 142-166), one file that grew between trainings, topped up to what each of gen9g, gen9h,
+#: gen9i and gen9j read; seeds 15, 16, 27 and 28, played on the lent 16-core machine (row 154)
+_GEN8_S23 = Data("gen8_5k_s23", "gen8_h256_w8_o8", 5000, 23, 2_669_319)
+_GEN8_S24 = tuple(Data("gen8_5k_s24", "gen8_h256_w8_o8", 5000, 24, n)
+                  for n in (6_003_906, 7_283_572, 7_658_922, 8_077_235))
+_GEN8_LENT = tuple(Data(f"gen8_5k_s{s}", "gen8_h256_w8_o8", 5000, s, n)
+                   for s, n in ((15, 588_633), (16, 593_781), (27, 346_082), (28, 344_568)))
+#: generation 9's fine-tunes (docs/campaign.md, rows 141, 148, 152, 156 and 162; their records):
+#: generation 8's recipe with the finer output quantisation; gen9j, the one shipped, learns a
+#: quarter of the game's result in its target (``--lambda 0.25``)
+_GEN9_FINE_TUNE = _h256_fine_tune() + ("--qb", "max")
+_GEN9_RESULT = _h256_fine_tune("0.25") + ("--qb", "max")
 #: docs/nets.md, generations 0-5 (gen5_h128_o8, the campaign's gen5d), then the campaign's
-#: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8), and gen8h, gen8i, gen8j and gen8k
-#: (remade as gen8_h256_w8_o8)
+#: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8), gen8h, gen8i, gen8j and gen8k
+#: (remade as gen8_h256_w8_o8), and gen9c, gen9g, gen9h, gen9i and gen9j (remade as
+#: gen9_h256_w8_o8)
 GENERATIONS = (
     Generation("gen0_h128", (_HCE_S1,), ("--hidden", "128", "--epochs", "20", "--batch", "16384",
                                          "--lr", "0.004", "--lambda", "0.0")),
@@ -179,6 +203,16 @@ GENERATIONS = (
                init="gen8i_h256_w8f_o8", init_float=True),
     Generation("gen8_h256_w8_o8", (_GEN7_S22[3],), _GEN8_FINE_TUNE + ("--qb", "max"),
                init="gen8j_h256_w8f_o8", init_float=True),
+    Generation("gen9c_h256_w8f_o8", (_GEN8_S23,), _GEN9_FINE_TUNE, init="gen8_h256_w8_o8",
+               init_float=True),
+    Generation("gen9g_h256_w8f_o8", (_GEN8_S24[0],), _GEN9_FINE_TUNE, init="gen9c_h256_w8f_o8",
+               init_float=True),
+    Generation("gen9h_h256_w8f_o8", (_GEN8_S24[1],), _GEN9_FINE_TUNE, init="gen9g_h256_w8f_o8",
+               init_float=True),
+    Generation("gen9i_h256_w8f_o8", _GEN8_LENT + (_GEN8_S24[2],), _GEN9_FINE_TUNE,
+               init="gen9h_h256_w8f_o8", init_float=True),
+    Generation("gen9_h256_w8_o8", _GEN8_LENT + (_GEN8_S24[3],), _GEN9_RESULT,
+               init="gen9i_h256_w8f_o8", init_float=True),
 )
 
 
