@@ -144,19 +144,24 @@ _GEN7_GROW = ("--widen", "--hidden", "256", "--king-buckets", "wing8", "--factor
 #: existed then (their records, ``sources``), so the chain tops the same file up to each count
 _GEN7_S22 = tuple(Data("gen7_5k_s22", "gen7_h256_w8_o8", 5000, 22, n)
                   for n in (2_451_264, 3_342_108, 5_118_422, 9_296_713))
-def _h256_fine_tune(lam="0.0"):
+
+
+def _h256_fine_tune(lam="0.0", qb=None):
     """The trainer's options of a fine-tune of an H256 net with 8 mirrored factorised king
     buckets and 8 output buckets: 4 epochs at lr 0.0002 with a pull towards the starting weights
     (``--init-decay 200``), the bucket rows decayed, ``lam`` (str) the game result's share of the
-    target, generation 4's fitted loss scale."""
-    return ("--epochs", "4", "--lr", "0.0002", "--init-decay", "200", "--hidden", "256",
+    target, generation 4's fitted loss scale; ``qb`` (str or None) the net file's output
+    quantisation (``"max"``: the finer one), the trainer's default when None."""
+    opts = ("--epochs", "4", "--lr", "0.0002", "--init-decay", "200", "--hidden", "256",
             "--king-buckets", "wing8", "--factorise", "--bucket-decay", "100",
             "--output-buckets", "8", "--lambda", lam, "--mirror", "--wdl-scale", _GEN4_WDL_SCALE)
+    return opts if qb is None else opts + ("--qb", qb)
 
 
 #: the fine-tunes of gen7c's float weights on seed 22 (docs/campaign.md, rows 104, 113, 121 and
 #: 124; their records); gen8j and gen8k write the net with the finer output quantisation
 _GEN8_FINE_TUNE = _h256_fine_tune()
+_GEN8_FINE_TUNE_QB = _h256_fine_tune(qb="max")
 #: generation 8's self-play of the campaign (docs/campaign.md, rows 131-166; the records of
 #: gen9c, gen9g, gen9i and gen9j, ``sources``): seed 23 whole (row 139), what gen9c read; seed 24
 #: (rows 142-166), one file that grew between trainings, topped up to what each of gen9g, gen9h,
@@ -169,8 +174,8 @@ _GEN8_LENT = tuple(Data(f"gen8_5k_s{s}", "gen8_h256_w8_o8", 5000, s, n)
 #: generation 9's fine-tunes (docs/campaign.md, rows 141, 148, 152, 156 and 162; their records):
 #: generation 8's recipe with the finer output quantisation; gen9j, the one shipped, learns a
 #: quarter of the game's result in its target (``--lambda 0.25``)
-_GEN9_FINE_TUNE = _h256_fine_tune() + ("--qb", "max")
-_GEN9_RESULT = _h256_fine_tune("0.25") + ("--qb", "max")
+_GEN9_FINE_TUNE = _GEN8_FINE_TUNE_QB
+_GEN9_RESULT = _h256_fine_tune("0.25", qb="max")
 #: docs/nets.md, generations 0-5 (gen5_h128_o8, the campaign's gen5d), then the campaign's
 #: gen6a, gen6c, gen6f and gen7c (remade as gen7_h256_w8_o8), gen8h, gen8i, gen8j and gen8k
 #: (remade as gen8_h256_w8_o8), and gen9c, gen9g, gen9h, gen9i and gen9j (remade as
@@ -199,9 +204,9 @@ GENERATIONS = (
                init_float=True),
     Generation("gen8i_h256_w8f_o8", (_GEN7_S22[1],), _GEN8_FINE_TUNE, init="gen8h_h256_w8f_o8",
                init_float=True),
-    Generation("gen8j_h256_w8f_o8", (_GEN7_S22[2],), _GEN8_FINE_TUNE + ("--qb", "max"),
+    Generation("gen8j_h256_w8f_o8", (_GEN7_S22[2],), _GEN8_FINE_TUNE_QB,
                init="gen8i_h256_w8f_o8", init_float=True),
-    Generation("gen8_h256_w8_o8", (_GEN7_S22[3],), _GEN8_FINE_TUNE + ("--qb", "max"),
+    Generation("gen8_h256_w8_o8", (_GEN7_S22[3],), _GEN8_FINE_TUNE_QB,
                init="gen8j_h256_w8f_o8", init_float=True),
     Generation("gen9c_h256_w8f_o8", (_GEN8_S23,), _GEN9_FINE_TUNE, init="gen8_h256_w8_o8",
                init_float=True),
