@@ -15,8 +15,9 @@ For each it prints the median and the 10th and 90th percentiles of the further g
 not pairs) and how many runs ended in H0, in H1 or undecided. It answers whether a stopped
 test is worth its cores; the Elo itself comes only from the games played.
 
-The technique is the expected sample number of Wald's SPRT estimated by Monte Carlo (A. Wald,
-"Sequential Tests of Statistical Hypotheses", 1945; fishtest's sprt_elo simulations).
+The technique is the average sample number of Wald's SPRT estimated by Monte Carlo (A. Wald,
+"Sequential Tests of Statistical Hypotheses", 1945; chessprogramming wiki "Sequential
+Probability Ratio Test").
 
 Usage: python scripts/sprt_forecast.py LL LD WLDD WD WW [--elo0 0] [--elo1 10]
            [--runs 200] [--seed 1]
