@@ -4,8 +4,9 @@
 From a test's pentanomial counts ``[LL, LD, WL+DD, WD, WW]`` (game pairs, ``-repeat``) the
 script plays the test on by simulation: it draws further pairs at random from a pair
 distribution, ``step`` pairs at a time, and stops a run when the LLR (``stats.sprt_llr``, the
-normalized model our runner and fishtest use) leaves the bounds of ``alpha`` and ``beta``, or
-after ``--max-games`` more games. Two distributions are tried:
+normalized model our runner and fishtest use, decided by ``stats.sprt_status``) leaves the
+bounds of ``alpha`` and ``beta``, or after ``--max-games`` more games. Two distributions are
+tried:
 
 - ``observed``: the counts' own frequencies (the test's point estimate is the truth);
 - ``level``: the same frequencies made symmetric, ``(p + reversed(p)) / 2`` (0 Elo, the same
@@ -39,7 +40,6 @@ def forecast(penta, elo0, elo1, alpha, beta, probs, runs, seed, step=50, max_gam
     start = np.asarray(penta, dtype=np.int64)
     if start.shape != (5,) or (start < 0).any():
         raise ValueError(f"a pentanomial is 5 non-negative counts, not {penta!r}")
-    lower, upper = stats.sprt_bounds(alpha, beta)
     rng = np.random.default_rng(seed)
     games = np.zeros(runs, dtype=np.int64)
     outcomes = []
@@ -48,9 +48,9 @@ def forecast(penta, elo0, elo1, alpha, beta, probs, runs, seed, step=50, max_gam
         while 2 * added < max_games:
             counts += rng.multinomial(step, probs)
             added += step
-            llr = stats.sprt_llr(elo0, elo1, counts.tolist())
-            if llr >= upper or llr <= lower:
-                outcome = "H1" if llr >= upper else "H0"
+            decision = stats.sprt_status(elo0, elo1, alpha, beta, counts.tolist()).decision
+            if decision is not None:
+                outcome = decision
                 break
         games[r] = 2 * added
         outcomes.append(outcome)
