@@ -46,6 +46,7 @@ import math
 import os
 import random
 import shlex
+import statistics
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -115,11 +116,6 @@ def sample_positions(paths, plies, per_game, seed):
     return out
 
 
-def expected_score(score, board):
-    """The side to move's expected score (0..1) of a python-chess ``PovScore``."""
-    return score.pov(board.turn).wdl(model=WDL_MODEL, ply=board.ply()).expectation()
-
-
 class Oracle:
     """The oracle's searches with a JSON cache: ``best(fen)`` -> (uci, expected score, cp or
     None for a mate) and ``value(fen, uci)`` -> expected score of that move. Thread-safe: one
@@ -158,7 +154,7 @@ class Oracle:
                                       root_moves=moves, game=object())
         pov = info["score"].pov(board.turn)
         best = info["pv"][0].uci() if info.get("pv") else uci
-        hit = [best, expected_score(info["score"], board), pov.score()]
+        hit = [best, pov.wdl(model=WDL_MODEL, ply=board.ply()).expectation(), pov.score()]
         with self.lock:
             self.cache[key] = hit
         return hit
@@ -192,7 +188,7 @@ def play_all(spec, fens, limits, jobs):
     def worker(part):
         eng = chess.engine.SimpleEngine.popen_uci(argv)
         try:
-            eng.configure({k: v for k, v in options.items()})
+            eng.configure(options)
             for i in part:
                 board = chess.Board(fens[i])
                 for j, limit in enumerate(limits):
@@ -211,10 +207,8 @@ def play_all(spec, fens, limits, jobs):
 
 def mean_se(xs):
     """(mean, standard error) of a list of floats."""
-    n = len(xs)
-    m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    return m, math.sqrt(var / n)
+    se = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+    return statistics.fmean(xs), se
 
 
 def main(argv=None):
@@ -281,17 +275,19 @@ def main(argv=None):
         pool.shutdown()
         oracle.close()
 
+    # (mean loss, its standard error) of each engine at each effort
+    summary = {key: mean_se([x for x, _ in row]) for key, row in losses.items()}
     print(f"\n{'engine':<16} {unit:>10} {'n':>5} {'loss %':>8} {'±SE':>6} {'same %':>7}")
     for name, _, _ in specs:
         for j, e in enumerate(efforts):
             row = losses[name, j]
-            m, se = mean_se([x for x, _ in row])
+            m, se = summary[name, j]
             same = 100 * sum(s for _, s in row) / len(row)
             print(f"{name:<16} {e:>10} {len(row):>5} {100 * m:>8.3f} {100 * se:>6.3f} "
                   f"{same:>7.1f}")
     print("\nloss ratio from one effort to the next (below 1: the extra effort helped)")
     for name, _, _ in specs:
-        means = [mean_se([x for x, _ in losses[name, j]])[0] for j in range(len(efforts))]
+        means = [summary[name, j][0] for j in range(len(efforts))]
         ratios = [f"{means[j + 1] / means[j]:.3f}" if means[j] else "-"
                   for j in range(len(efforts) - 1)]
         print(f"{name:<16} " + " ".join(ratios))
