@@ -26,9 +26,10 @@ standard error), and the share of moves equal to the oracle's; then, per engine,
 ratio between consecutive efforts (below 1: the doubling helped) and, for every engine after
 the first, its paired loss difference from the first engine at each effort (negative: better).
 
-Engine specs are the match runner's keys: ``--engine "name=gen10c cmd=.venv/bin/uci-engine
-option.EvalFile=NET"``; ``cmd`` is shell-split and may carry arguments (``cmd=".venv/bin/
-uci-engine --tune" option.NMP_DEPTH_DIV=6``).
+Engine specs take three of the match runner's keys, ``name``, ``cmd`` and ``option.NAME`` (its
+own parser, ``uci_engine/tools/args.py``, also asks for a time control): ``--engine "name=gen10c
+cmd=.venv/bin/uci-engine option.EvalFile=NET"``; ``cmd`` is shell-split and may carry arguments
+(``cmd=".venv/bin/ uci-engine --tune" option.NMP_DEPTH_DIV=6``).
 
 Usage::
 
