@@ -29,7 +29,7 @@ the first, its paired loss difference from the first engine at each effort (nega
 Engine specs take three of the match runner's keys, ``name``, ``cmd`` and ``option.NAME`` (its
 own parser, ``uci_engine/tools/args.py``, also asks for a time control): ``--engine "name=gen10c
 cmd=.venv/bin/uci-engine option.EvalFile=NET"``; ``cmd`` is shell-split and may carry arguments
-(``cmd=".venv/bin/ uci-engine --tune" option.NMP_DEPTH_DIV=6``).
+(``cmd=".venv/bin/uci-engine --tune" option.NMP_DEPTH_DIV=6``).
 
 Usage::
 
