@@ -26,8 +26,9 @@ standard error), and the share of moves equal to the oracle's; then, per engine,
 ratio between consecutive efforts (below 1: the doubling helped) and, for every engine after
 the first, its paired loss difference from the first engine at each effort (negative: better).
 
-Engine specs take three of the match runner's keys, ``name``, ``cmd`` and ``option.NAME`` (its
-own parser, ``uci_engine/tools/args.py``, also asks for a time control): ``--engine "name=gen10c
+Engine specs are parsed by the match runner's own ``parse_engine_spec``
+(``uci_engine/tools/args.py``) and take four of its keys, ``name``, ``cmd``, ``arg`` and
+``option.NAME`` (no time control: the efforts set it): ``--engine "name=gen10c
 cmd=.venv/bin/uci-engine option.EvalFile=NET"``; ``cmd`` is shell-split and may carry arguments
 (``cmd=".venv/bin/uci-engine --tune" option.NMP_DEPTH_DIV=6``).
 
@@ -55,6 +56,7 @@ from concurrent.futures import ThreadPoolExecutor
 import chess
 import chess.engine
 
+from uci_engine.tools.args import parse_engine_spec
 from uci_engine.tools.pgnfiles import read_games
 
 #: python-chess's name of the WDL model of Debian's Stockfish 15.1, the default oracle
@@ -63,26 +65,21 @@ WDL_MODEL = "sf15.1"
 ORACLE_HASH_MB = 64
 
 
+#: the match runner's engine keys this script honours (``option.NAME`` always passes)
+ENGINE_KEYS = frozenset({"name", "cmd", "arg"})
+
+
 def parse_engine(text):
     """``(name, argv, options)`` from a spec such as ``name=x cmd="prog --flag"
-    option.Hash=16``. Raises ValueError on a token without ``=``, an unknown key or a
-    missing ``cmd``."""
-    name, argv, options = None, None, {}
-    for tok in shlex.split(text):
-        if "=" not in tok:
-            raise ValueError(f"engine spec {text!r}: expected key=value, got {tok!r}")
-        key, value = tok.split("=", 1)
-        if key == "name":
-            name = value
-        elif key == "cmd":
-            argv = shlex.split(value)
-        elif key.startswith("option.") and len(key) > len("option."):
-            options[key[len("option."):]] = value
-        else:
-            raise ValueError(f"engine spec {text!r}: unknown key {key!r}")
-    if not argv:
-        raise ValueError(f"engine spec {text!r}: no cmd=")
-    return name or os.path.basename(argv[0]), argv, options
+    option.Hash=16``, parsed by the match runner's own ``parse_engine_spec``. Raises
+    ValueError (the runner's ``ArgError``) on a token without ``=``, a key outside
+    ``ENGINE_KEYS``, a missing ``cmd`` or a command that does not exist."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError as err:
+        raise ValueError(f"--engine {text!r}: {err}") from None
+    spec = parse_engine_spec(tokens, "--engine", keys=ENGINE_KEYS)
+    return spec.display_name(), spec.command(), dict(spec.options)
 
 
 def parse_efforts(text):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uci_engine.tools.args import ArgError, parse_args
+from uci_engine.tools.args import ArgError, parse_args, parse_engine_spec
 from uci_engine.tools.match import build_schedule
 from uci_engine.tools.tc import Clock, TimeControl, TimeControlError, parse_st, parse_tc
 
@@ -245,6 +245,36 @@ def test_file_checks(tmp_path):
     with pytest.raises(ArgError, match="-openings"):
         parse_args(["-engine", "cmd=python3", "-engine", "cmd=python3", "-each", "tc=1",
                     "-openings", f"file={tmp_path / 'none.epd'}"])
+
+
+def test_parse_engine_spec_matches_engine():
+    """The public one-engine parser gives the spec that ``-engine`` gives in a match."""
+    tokens = ["name=x", "cmd=python3 -u", "arg=e.py", "option.Hash=16", "tc=5+0.05", "nodes=9"]
+    spec = parse_engine_spec(tokens, check_files=False)
+    via_match = P(engines=["-engine", *tokens, "-engine", "cmd=b"]).engines[0]
+    assert spec == via_match
+    assert spec.command() == ["python3", "-u", "e.py"] and spec.options == {"Hash": "16"}
+
+
+@pytest.mark.parametrize("tokens,keys,named", [
+    (["name=x"], None, "missing cmd="),
+    (["cmd=a", "oops"], None, "key=value"),
+    (["cmd=a", "bogus=1"], None, "unknown key 'bogus'"),
+    (["cmd=a", "tc=5+0.05"], {"cmd", "name"}, "'tc' is not used here"),
+    ([], None, "no engine settings"),
+])
+def test_parse_engine_spec_errors(tokens, keys, named):
+    with pytest.raises(ArgError, match=named) as exc:
+        parse_engine_spec(tokens, "--engine", keys=keys, check_files=False)
+    assert str(exc.value).startswith("--engine")
+
+
+def test_parse_engine_spec_checks_files(tmp_path):
+    with pytest.raises(ArgError, match="not found"):
+        parse_engine_spec(["cmd=surely-not-an-engine-xyz"])
+    with pytest.raises(ArgError, match="no such directory"):
+        parse_engine_spec(["cmd=python3", f"dir={tmp_path / 'none'}"])
+    assert parse_engine_spec(["cmd=python3"]).command()[0] == "python3"
 
 
 def test_main_reports_bad_args_with_exit_2(capsys):

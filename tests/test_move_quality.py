@@ -96,9 +96,20 @@ def test_bad_arguments_exit_with_a_message(tmp_path, capsys):
     pgn = _pgn(tmp_path)
     for bad in (["--engine", "name=x", "--nodes", "10"],
                 ["--engine", f"cmd='{ORACLE}' depth=3", "--nodes", "10"],
+                ["--engine", f"cmd='{ORACLE}' tc=5+0.05", "--nodes", "10"],
+                ["--engine", "cmd=surely-not-an-engine-xyz", "--nodes", "10"],
+                ["--engine", "cmd='unclosed", "--nodes", "10"],
                 ["--engine", f"cmd='{ORACLE}'", "--nodes", "10,x"],
                 ["--engine", f"cmd='{ORACLE}'", "--nodes", "0"]):
         with pytest.raises(SystemExit) as exc:
             mq.main([str(pgn)] + bad)
         assert exc.value.code == 2
         assert "error:" in capsys.readouterr().err
+
+
+def test_engine_specs_use_the_runners_parser():
+    mq = load_script("move_quality")
+    name, argv, options = mq.parse_engine(f"name=x cmd='{ORACLE}' arg=first option.Hash=16")
+    assert (name, argv, options) == ("x", [sys.executable, str(FAKE), "first"], {"Hash": "16"})
+    # without name=, the runner's display name: the command's basename
+    assert mq.parse_engine(f"cmd='{ORACLE}'")[0] == Path(sys.executable).name

@@ -42,7 +42,7 @@ from . import stats
 from .tc import TimeControl, TimeControlError, parse_st, parse_tc
 
 __all__ = ["ArgError", "EngineSpec", "MatchConfig", "DrawAdjudication", "ResignAdjudication",
-           "SprtSpec", "OpeningsSpec", "parse_args"]
+           "SprtSpec", "OpeningsSpec", "parse_args", "parse_engine_spec"]
 
 
 class ArgError(ValueError):
@@ -253,6 +253,42 @@ def _apply_engine_kv(spec: EngineSpec, seen: set[str], key: str, value: str, opt
         spec.stderr = value
 
 
+def _parse_engine_tokens(tokens: list[str], opt: str,
+                         keys: set[str] | frozenset[str] | None = None) -> tuple[EngineSpec, set[str]]:
+    """``(spec, keys seen)`` from one engine's ``key=value`` tokens; ``keys`` restricts the
+    accepted keys (``option.NAME`` is always accepted)."""
+    spec = EngineSpec()
+    seen: set[str] = set()
+    if not tokens:
+        raise ArgError(f"{opt}: no engine settings given")
+    for tok in tokens:
+        k, v = _kv(tok, opt)
+        if keys is not None and not k.startswith("option.") and k not in keys:
+            raise ArgError(f"{opt}: key {k!r} is not used here (accepted: "
+                           f"{', '.join(sorted(keys))}, option.NAME)")
+        _apply_engine_kv(spec, seen, k, v, opt)
+    return spec, seen
+
+
+def parse_engine_spec(tokens: list[str], opt: str = "-engine",
+                      keys: set[str] | frozenset[str] | None = None,
+                      check_files: bool = True) -> EngineSpec:
+    """One engine from the ``key=value`` tokens that follow ``-engine``, for tools that start
+    engines the runner's way (``scripts/move_quality.py``).
+
+    ``tokens`` is a list of str such as ``["name=x", "cmd=prog --flag", "option.Hash=16"]``
+    (``shlex.split`` of a one-string spec gives it); ``keys`` limits the accepted keys to a
+    subset of ``-engine``'s (``option.NAME`` always passes); ``check_files`` checks that the
+    command exists. A spec needs ``cmd=``. Raises :class:`ArgError` naming ``opt`` and the key.
+    """
+    spec, _ = _parse_engine_tokens(tokens, opt, keys)
+    if not spec.cmd:
+        raise ArgError(f"{opt}: missing cmd=")
+    if check_files:
+        _check_engine_files(spec, opt)
+    return spec
+
+
 def _merge_each(spec: EngineSpec, seen: set[str], each: EngineSpec, each_seen: set[str]) -> None:
     """Apply ``-each`` settings to an engine that did not set them itself."""
     for key in each_seen:
@@ -271,6 +307,13 @@ def _merge_each(spec: EngineSpec, seen: set[str], each: EngineSpec, each_seen: s
             setattr(spec, key, getattr(each, key))
     for name, value in each.options.items():
         spec.options.setdefault(name, value)
+
+
+def _check_engine_files(spec: EngineSpec, opt: str) -> None:
+    """Fail early when ``dir=`` or the engine executable does not exist."""
+    if spec.dir and not Path(spec.dir).is_dir():
+        raise ArgError(f"{opt} dir={spec.dir}: no such directory")
+    _resolve_cmd(spec, opt)
 
 
 def _resolve_cmd(spec: EngineSpec, opt: str) -> None:
@@ -353,14 +396,7 @@ def parse_args(argv: list[str], check_files: bool = True) -> MatchConfig:
             setattr(cfg, attr, v)
             continue
         if opt == "-engine":
-            spec = EngineSpec()
-            seen: set[str] = set()
-            if not vals:
-                raise ArgError("-engine: no engine settings given")
-            for tok in vals:
-                k, v = _kv(tok, "-engine")
-                _apply_engine_kv(spec, seen, k, v, "-engine")
-            engines.append((spec, seen))
+            engines.append(_parse_engine_tokens(vals, "-engine"))
         elif opt == "-each":
             if not vals:
                 raise ArgError("-each: no settings given")
@@ -452,9 +488,7 @@ def parse_args(argv: list[str], check_files: bool = True) -> MatchConfig:
         if spec.proto == "xboard" and spec.nodes is not None:
             raise ArgError(f"{label}: nodes= is not supported for xboard engines")
         if check_files:
-            if spec.dir and not Path(spec.dir).is_dir():
-                raise ArgError(f"{label} dir={spec.dir}: no such directory")
-            _resolve_cmd(spec, label)
+            _check_engine_files(spec, label)
         cfg.engines.append(spec)
     if len(cfg.engines) < 2:
         raise ArgError("-engine: at least two engines are needed")
