@@ -249,7 +249,8 @@ def test_file_checks(tmp_path):
 
 def test_parse_engine_spec_matches_engine():
     """The public one-engine parser gives the spec that ``-engine`` gives in a match."""
-    tokens = ["name=x", "cmd=python3 -u", "arg=e.py", "option.Hash=16", "tc=5+0.05", "nodes=9"]
+    tokens = ["name=x", "cmd=python3 -u", "arg=e.py", "option.Hash=16", "tc=5+0.05", "nodes=9",
+              "timemargin=40"]   # a match fills an unset margin from -timemargin
     spec = parse_engine_spec(tokens, check_files=False)
     via_match = P(engines=["-engine", *tokens, "-engine", "cmd=b"]).engines[0]
     assert spec == via_match
