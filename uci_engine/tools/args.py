@@ -254,7 +254,8 @@ def _apply_engine_kv(spec: EngineSpec, seen: set[str], key: str, value: str, opt
 
 
 def _parse_engine_tokens(tokens: list[str], opt: str,
-                         keys: set[str] | frozenset[str] | None = None) -> tuple[EngineSpec, set[str]]:
+                         keys: set[str] | frozenset[str] | None = None,
+                         ) -> tuple[EngineSpec, set[str]]:
     """``(spec, keys seen)`` from one engine's ``key=value`` tokens; ``keys`` restricts the
     accepted keys (``option.NAME`` is always accepted)."""
     spec = EngineSpec()
