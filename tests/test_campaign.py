@@ -161,6 +161,8 @@ def test_the_waiting_patches_call_the_kernels_as_they_are(tmp_path):
                         ignore=shutil.ignore_patterns("__pycache__", "data"))
         shutil.copytree(os.path.join(ROOT, "scripts"), tree / "scripts",
                         ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(os.path.join(ROOT, "docs"), tree / "docs",
+                        ignore=shutil.ignore_patterns("*.png"))
         proc = subprocess.run(["git", "apply", os.path.join(ROOT, "campaign", "patches", name)],
                               cwd=tree, capture_output=True, text=True)
         assert proc.returncode == 0, f"{name}: {proc.stderr}"
