@@ -14,7 +14,13 @@ abandoned, stalled connection). With ``--base``, every other engine's Elo minus 
 with the interval of the difference of two independent estimates (the errors added in
 quadrature).
 
+A stopped SPRT read on the way: ``--prior`` adds the earlier parts' pentanomial (the runner's
+``-sprt ... prior=``) to each engine's, and ``--sprt ELO0,ELO1`` prints the combined LLR
+(``stats.sprt_llr``, normalized model: the runner's and fishtest's) against the anchor, so a
+part's reading is one command: ``--anchor`` the old side, as in ``-pgnout``'s games.
+
 Usage: python scripts/gauntlet.py GAMES.pgn [...] --anchor NAME [--base NAME]
+       [--prior P0,P1,P2,P3,P4] [--sprt ELO0,ELO1]
 """
 import argparse
 import math
@@ -101,16 +107,59 @@ def report(table, base=None):
     return lines
 
 
+def combined(table, prior=(0, 0, 0, 0, 0), bounds=None):
+    """The printed lines of a resumed SPRT's reading: per engine its pentanomial plus ``prior``
+    (five ints, the earlier parts' counts), that sum's Elo with its 95 % interval and, with
+    ``bounds`` (elo0, elo1), the normalized LLR of the sum. Raises ValueError unless ``prior``
+    has five counts >= 0."""
+    if len(prior) != 5 or min(prior) < 0:
+        raise ValueError(f"a prior is five counts >= 0, got {list(prior)}")
+    lines = []
+    for name, st in sorted(table.items(), key=lambda kv: (-len(kv[1].points), kv[0])):
+        total = [a + b for a, b in zip(st.pentanomial(), prior)]
+        if not sum(total):
+            continue
+        e = stats.elo_pentanomial(total)
+        line = f"{name} with the earlier parts: {total}, {2 * sum(total)} games, " \
+               f"{e.elo:+.1f} ± {e.error:.1f} Elo"
+        if bounds is not None:
+            llr = stats.sprt_llr(bounds[0], bounds[1], total)
+            line += f", LLR {llr:+.2f} [{bounds[0]:g}, {bounds[1]:g}]"
+        lines.append(line)
+    return lines
+
+
+def _numbers(text, n, kind=float):
+    """``n`` comma-separated numbers of type ``kind`` (``int`` ones >= 0), for argparse, which
+    turns the ArgumentTypeError raised for anything else into its usage error."""
+    try:
+        values = [kind(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) != n or (kind is int and min(values) < 0):
+        what = "counts >= 0" if kind is int else "numbers"
+        raise argparse.ArgumentTypeError(f"{n} comma-separated {what}, got {text!r}")
+    return values
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pgn", nargs="+", help="the gauntlet's PGN files (one per part)")
     ap.add_argument("--anchor", required=True, help="the engine every other one played")
     ap.add_argument("--base", help="the default: print each other engine's Elo minus its")
+    ap.add_argument("--prior", type=lambda t: _numbers(t, 5, int),
+                    help="an SPRT's earlier parts: their pentanomial P0,P1,P2,P3,P4, added")
+    ap.add_argument("--sprt", type=lambda t: _numbers(t, 2), metavar="ELO0,ELO1",
+                    help="print the combined LLR of the SPRT [ELO0, ELO1] "
+                         "(--sprt=-10,0 for a negative bound)")
     args = ap.parse_args(argv)
     table = standings(args.pgn, args.anchor)
     if not table:
         raise SystemExit(f"no games against {args.anchor!r} in {', '.join(args.pgn)}")
-    print("\n".join(report(table, args.base)))
+    lines = report(table, args.base)
+    if args.prior is not None or args.sprt is not None:
+        lines += combined(table, args.prior or (0, 0, 0, 0, 0), args.sprt)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -133,3 +133,38 @@ def test_gauntlet_standings(tmp_path):
     assert "1 time forfeit" in lines[2]
     diff, err = ga.difference(elo_trinomial(1, 0, 3), elo_trinomial(1, 2, 0))
     assert lines[3] == f"A - B: {diff:+.1f} ± {err:.1f} Elo" and diff > 0
+
+
+def test_gauntlet_resumed_sprt_reading(tmp_path):
+    """``--prior`` adds the earlier parts' pentanomial to the part's pairs, and ``--sprt`` prints
+    the LLR of the sum: the same figures as stats on the summed counts, as the runner's
+    ``prior=`` gives; a malformed prior is refused with argparse's usage error."""
+    from uci_engine.tools.stats import elo_pentanomial, sprt_llr
+    ga = load_script("gauntlet")
+
+    def g(white, black, result, rnd):
+        game = _game(white=white, black=black, result=result)
+        game.headers["Round"] = str(rnd)
+        return str(game) + "\n\n"
+
+    part = tmp_path / "part2.pgn"
+    part.write_text(g("new", "old", "1-0", 1) + g("old", "new", "1/2-1/2", 1)   # pair 1.5
+                    + g("new", "old", "0-1", 2) + g("old", "new", "0-1", 2))    # pair 1.0
+    table = ga.standings([part], "old")
+    assert table["new"].pentanomial() == [0, 0, 1, 1, 0]
+    prior = [19, 87, 151, 98, 15]
+    total = [19, 87, 152, 99, 15]
+    e, llr = elo_pentanomial(total), sprt_llr(0, 10, total)
+    assert ga.combined(table, prior, (0, 10)) == [
+        f"new with the earlier parts: {total}, 744 games, {e.elo:+.1f} ± {e.error:.1f} Elo, "
+        f"LLR {llr:+.2f} [0, 10]"]
+    assert "LLR" not in ga.combined(table, prior)[0]
+    with pytest.raises(ValueError):
+        ga.combined(table, [1, 2, 3])
+    cli = [sys.executable, str(ROOT / "scripts" / "gauntlet.py"), str(part), "--anchor", "old"]
+    out = subprocess.run(cli + ["--prior", ",".join(map(str, prior)), "--sprt=0,10"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == ga.combined(table, prior, (0, 10))[0]
+    for bad in (["--prior", "1,2,3,4"], ["--prior", "1,2,3,4,-1"], ["--sprt", "0,x"]):
+        refused = subprocess.run(cli + bad, capture_output=True, text=True)
+        assert refused.returncode == 2 and "comma-separated" in refused.stderr
