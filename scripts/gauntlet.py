@@ -27,6 +27,7 @@ import math
 from collections import defaultdict
 
 from uci_engine.tools import stats
+from uci_engine.tools.args import ArgError, _pentanomial
 from uci_engine.tools.game import FAULTS, TERMINATION_TAG
 from uci_engine.tools.pgnfiles import RESULT_POINTS, read_games
 
@@ -80,12 +81,17 @@ def difference(a, b):
     return a.elo - b.elo, math.hypot(a.error, b.error)
 
 
+def _ranked(table):
+    """``table``'s items, most games first, then by name: the order of every printed list."""
+    return sorted(table.items(), key=lambda kv: (-len(kv[1].points), kv[0]))
+
+
 def report(table, base=None):
     """The printed lines: one per engine (most games first), then the differences to ``base``."""
     lines = [f"{'engine':<16} {'games':>5} {'W-L-D':>12} {'score':>7} {'Elo':>14}  "
              f"{'pentanomial':<24} {'Elo (pairs)':>14}  faults"]
     est = {}
-    for name, st in sorted(table.items(), key=lambda kv: (-len(kv[1].points), kv[0])):
+    for name, st in _ranked(table):
         w, l, d = st.wld()
         tri = stats.elo_trinomial(w, l, d)
         penta = st.pentanomial()
@@ -115,7 +121,7 @@ def combined(table, prior=(0, 0, 0, 0, 0), bounds=None):
     if len(prior) != 5 or min(prior) < 0:
         raise ValueError(f"a prior is five counts >= 0, got {list(prior)}")
     lines = []
-    for name, st in sorted(table.items(), key=lambda kv: (-len(kv[1].points), kv[0])):
+    for name, st in _ranked(table):
         total = [a + b for a, b in zip(st.pentanomial(), prior)]
         if not sum(total):
             continue
@@ -129,16 +135,23 @@ def combined(table, prior=(0, 0, 0, 0, 0), bounds=None):
     return lines
 
 
-def _numbers(text, n, kind=float):
-    """``n`` comma-separated numbers of type ``kind`` (``int`` ones >= 0), for argparse, which
-    turns the ArgumentTypeError raised for anything else into its usage error."""
+def _prior(text):
+    """``--prior``: the runner's ``-sprt prior=`` parser (five counts, brackets allowed, so the
+    report's ``[a, b, c, d, e]`` pastes in), its error turned into argparse's usage error."""
     try:
-        values = [kind(v) for v in text.split(",")]
+        return list(_pentanomial(text, "--prior"))
+    except ArgError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _bounds(text):
+    """``--sprt``: two comma-separated Elo bounds; argparse's usage error for anything else."""
+    try:
+        values = [float(v) for v in text.split(",")]
     except ValueError:
         values = []
-    if len(values) != n or (kind is int and min(values) < 0):
-        what = "counts >= 0" if kind is int else "numbers"
-        raise argparse.ArgumentTypeError(f"{n} comma-separated {what}, got {text!r}")
+    if len(values) != 2:
+        raise argparse.ArgumentTypeError(f"2 comma-separated numbers, got {text!r}")
     return values
 
 
@@ -147,9 +160,9 @@ def main(argv=None):
     ap.add_argument("pgn", nargs="+", help="the gauntlet's PGN files (one per part)")
     ap.add_argument("--anchor", required=True, help="the engine every other one played")
     ap.add_argument("--base", help="the default: print each other engine's Elo minus its")
-    ap.add_argument("--prior", type=lambda t: _numbers(t, 5, int),
+    ap.add_argument("--prior", type=_prior,
                     help="an SPRT's earlier parts: their pentanomial P0,P1,P2,P3,P4, added")
-    ap.add_argument("--sprt", type=lambda t: _numbers(t, 2), metavar="ELO0,ELO1",
+    ap.add_argument("--sprt", type=_bounds, metavar="ELO0,ELO1",
                     help="print the combined LLR of the SPRT [ELO0, ELO1] "
                          "(--sprt=-10,0 for a negative bound)")
     args = ap.parse_args(argv)

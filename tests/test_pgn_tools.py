@@ -165,6 +165,11 @@ def test_gauntlet_resumed_sprt_reading(tmp_path):
     out = subprocess.run(cli + ["--prior", ",".join(map(str, prior)), "--sprt=0,10"],
                          capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == ga.combined(table, prior, (0, 10))[0]
-    for bad in (["--prior", "1,2,3,4"], ["--prior", "1,2,3,4,-1"], ["--sprt", "0,x"]):
+    pasted = subprocess.run(cli + ["--prior", str(prior), "--sprt=0,10"],       # the report's form
+                            capture_output=True, text=True, check=True).stdout
+    assert pasted == out
+    for bad, message in ((["--prior", "1,2,3,4"], "five non-negative pair counts"),
+                         (["--prior", "1,2,3,4,-1"], "five non-negative pair counts"),
+                         (["--sprt", "0,x"], "2 comma-separated numbers")):
         refused = subprocess.run(cli + bad, capture_output=True, text=True)
-        assert refused.returncode == 2 and "comma-separated" in refused.stderr
+        assert refused.returncode == 2 and message in refused.stderr
