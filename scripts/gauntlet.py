@@ -145,13 +145,16 @@ def _prior(text):
 
 
 def _bounds(text):
-    """``--sprt``: two comma-separated Elo bounds; argparse's usage error for anything else."""
+    """``--sprt``: two comma-separated Elo bounds, elo0 < elo1 as the runner's ``-sprt`` requires;
+    argparse's usage error for anything else."""
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
         values = []
     if len(values) != 2:
         raise argparse.ArgumentTypeError(f"2 comma-separated numbers, got {text!r}")
+    if not values[0] < values[1]:
+        raise argparse.ArgumentTypeError(f"elo0 must be less than elo1, got {text!r}")
     return values
 
 

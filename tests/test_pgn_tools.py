@@ -170,6 +170,8 @@ def test_gauntlet_resumed_sprt_reading(tmp_path):
     assert pasted == out
     for bad, message in ((["--prior", "1,2,3,4"], "five non-negative pair counts"),
                          (["--prior", "1,2,3,4,-1"], "five non-negative pair counts"),
-                         (["--sprt", "0,x"], "2 comma-separated numbers")):
+                         (["--sprt", "0,x"], "2 comma-separated numbers"),
+                         (["--sprt", "10,0"], "elo0 must be less than elo1"),
+                         (["--sprt=0,0"], "elo0 must be less than elo1")):
         refused = subprocess.run(cli + bad, capture_output=True, text=True)
         assert refused.returncode == 2 and message in refused.stderr
