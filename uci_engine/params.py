@@ -51,7 +51,9 @@ RAZOR_MARGIN = _param("RAZOR_MARGIN", 285, 50, 600, 15, "razoring: per depth squ
 NMP_MIN_DEPTH = _param("NMP_MIN_DEPTH", 2, 1, 8, 1, "null move: from this depth")
 NMP_BASE_R = _param("NMP_BASE_R", 3, 1, 6, 1,
                     "null move: R = base + depth / div + min(max_r, (ev - beta) / eval_div)")
-NMP_DEPTH_DIV = _param("NMP_DEPTH_DIV", 3, 2, 8, 1, "null move: depth divisor of R")
+# 4, its hand-set value, again after a scaling SPRT [0, 10] at 8+0.08 against SPSA's 3
+# (docs/campaign.md rows 217-222)
+NMP_DEPTH_DIV = _param("NMP_DEPTH_DIV", 4, 2, 8, 1, "null move: depth divisor of R")
 NMP_EVAL_DIV = _param("NMP_EVAL_DIV", 197, 50, 500, 10, "null move: eval divisor of R")
 NMP_EVAL_MAX_R = _param("NMP_EVAL_MAX_R", 3, 0, 6, 1, "null move: largest eval term of R")
 IIR_MIN_DEPTH = _param("IIR_MIN_DEPTH", 4, 2, 10, 1,
