@@ -264,11 +264,13 @@ def test_interrupt_ends_cleanly_with_every_finished_game_written(tmp_path, sig, 
     """Ctrl-C, SIGINT to a job a shell started in the background (SIGINT ignored on entry), and
     SIGTERM all end the run with its finished games written and resumable."""
     out = tmp_path / "int.txt"
-    cmd = [sys.executable, "-m", "uci_engine", "datagen", "--out", str(out), "--games", "500",
-           "--nodes", "300", "--workers", "1", "--seed", "3", "--quiet",
-           "--book", str(DATA / "openings" / "noob_2moves.epd")]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_ignore_sigint if background else None)
+    cmd = [sys.executable, "-X", "faulthandler", "-m", "uci_engine", "datagen", "--out",
+           str(out), "--games", "500", "--nodes", "300", "--workers", "1", "--seed", "3",
+           "--quiet", "--book", str(DATA / "openings" / "noob_2moves.epd")]
+    # output to files, not pipes: a process still holding a pipe cannot hide the engine's exit
+    with open(tmp_path / "stdout", "w") as so, open(tmp_path / "stderr", "w") as se:
+        proc = subprocess.Popen(cmd, stdout=so, stderr=se, text=True,
+                                preexec_fn=_ignore_sigint if background else None)
     side = Path(str(out) + ".json")
     deadline = time.time() + 120
     done = 0
@@ -280,7 +282,17 @@ def test_interrupt_ends_cleanly_with_every_finished_game_written(tmp_path, sig, 
             except (ValueError, KeyError):
                 pass
     proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=60)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        tree = subprocess.run(["ps", "-o", "pid,ppid,stat,args", "--ppid", str(proc.pid)],
+                              capture_output=True, text=True).stdout
+        proc.send_signal(signal.SIGABRT)              # faulthandler prints every thread's stack
+        proc.wait(timeout=30)
+        pytest.fail(f"datagen still running 60 s after the signal; its children:\n{tree}\n"
+                    f"stdout:\n{(tmp_path / 'stdout').read_text()}\n"
+                    f"stderr:\n{(tmp_path / 'stderr').read_text()}")
+    stdout, stderr = (tmp_path / "stdout").read_text(), (tmp_path / "stderr").read_text()
     assert proc.returncode == 0, stderr
     assert "interrupted" in stdout
     finished = [g for a, b in json.loads(side.read_text())["done"] for g in range(a, b + 1)]
@@ -290,6 +302,36 @@ def test_interrupt_ends_cleanly_with_every_finished_game_written(tmp_path, sig, 
     expect = [line for _, text, *_ in D.play_chunk(backend.selected(), settings, finished)
               for line in text.splitlines()]
     assert _lines(out) == sorted(expect)
+
+
+def test_first_signal_asks_to_stop_and_a_second_raises():
+    """The handler never raises on the first SIGINT/SIGTERM (a raise could land inside a queue's
+    lock); the run stops at its next look. A second signal raises KeyboardInterrupt."""
+    stop = D._StopRequest()
+    assert not stop.requested
+    stop(signal.SIGINT, None)
+    assert stop.requested
+    with pytest.raises(KeyboardInterrupt):
+        stop(signal.SIGTERM, None)
+
+
+def test_a_stop_request_ends_the_local_run_with_its_games_recorded():
+    """_run_local returns (no exception) once the stop request is set, after recording the game
+    that set it and any that finished meanwhile, with its worker processes gone."""
+    import multiprocessing as mp
+    stop = D._StopRequest()
+    got = []
+
+    def record(f, g, output, n_pos, result, searched, nodes):
+        got.append(g)
+        stop.requested = True                   # as the handler does on the first signal
+
+    from uci_engine import backend
+    D._run_local(backend.selected(), D.Settings(nodes=200, seed=5, book=BOOK), iter(range(50)),
+                 lambda: False, record, None, 1, stop)
+    assert 1 <= len(got) <= 2 and len(set(got)) == len(got)     # 2 games were in flight
+    assert set(got) <= {0, 1}
+    assert not [p for p in mp.active_children() if p.is_alive()]
 
 
 def test_eval_file_games_use_the_net(tmp_path):

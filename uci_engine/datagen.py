@@ -158,19 +158,39 @@ def _count_positions(out, fmt):
         return sum(1 for _ in f)
 
 
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
+class _StopRequest:
+    """What SIGINT and SIGTERM ask of a run, set by :func:`_stop_on_signals`'s handler.
+
+    The first signal only sets ``requested``: the loops that wait for games look at it between
+    waits, write every game already finished and end the run. Raising ``KeyboardInterrupt``
+    from the handler instead could land inside a multiprocessing queue's locks or pipe reads
+    and leave the process hung at exit (CI, stop 117). A second signal raises
+    ``KeyboardInterrupt`` at once, for a run that does not stop."""
+
+    def __init__(self):
+        self.requested = False
+
+    def __call__(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
 
 
-def _stop_on_signals():
-    """Make SIGINT and SIGTERM end a run the way Ctrl-C does (every finished game written).
-    SIGINT needs it too: a shell starts a background job (``cmd &``) with SIGINT ignored, and
-    Python then installs no Ctrl-C handler. Returns ``{signal: previous handler}``; empty when
-    not called from the main thread (signal handlers cannot be set there)."""
+#: seconds between looks at a stop request while waiting for a game
+STOP_POLL_S = 0.2
+
+
+def _stop_on_signals(stop):
+    """Make SIGINT and SIGTERM end a run the way Ctrl-C does (every finished game written),
+    by setting ``stop.requested`` (a :class:`_StopRequest`). SIGINT needs it too: a shell
+    starts a background job (``cmd &``) with SIGINT ignored, and Python then installs no
+    Ctrl-C handler. Returns ``{signal: previous handler}``; empty when not called from the
+    main thread (signal handlers cannot be set there; Ctrl-C then raises KeyboardInterrupt
+    as usual)."""
     old = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
-            old[sig] = signal.signal(sig, _raise_interrupt)
+            old[sig] = signal.signal(sig, stop)
         except ValueError:
             break
     return old
@@ -248,7 +268,8 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
 
     source = next_games()
     interrupted = False
-    handlers = _stop_on_signals()
+    stop = _StopRequest()
+    handlers = _stop_on_signals(stop)
     with open(out, "ab") if records else open(out, "a", encoding="utf-8") as f:
         if records and f.tell() == 0:
             f.write(MAGIC)
@@ -256,9 +277,11 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
             if enough():
                 pass                            # the file already holds what was asked
             elif ray_address:
-                _run_ray(ray_address, backend, settings, source, enough, record, f, workers)
+                _run_ray(ray_address, backend, settings, source, enough, record, f, workers,
+                         stop)
             else:
-                _run_local(backend, settings, source, enough, record, f, workers)
+                _run_local(backend, settings, source, enough, record, f, workers, stop)
+            interrupted = stop.requested
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -283,58 +306,71 @@ def run(out, settings, backend, games=None, positions=None, workers=1, ray_addre
     return summary
 
 
-def _run_local(backend, settings, source, enough, record, f, workers):
+def _run_local(backend, settings, source, enough, record, f, workers, stop):
+    """Play ``source``'s games in ``workers`` spawned processes, passing each result to
+    ``record``, until the source ends, ``enough()`` holds or ``stop.requested`` is set (then
+    the games that finish within :data:`STOP_POLL_S` are written too). The workers are
+    terminated (killed when they outlive that) before it returns or raises."""
     import multiprocessing as mp
+    import queue
     ctx = mp.get_context("spawn")
     tasks, results = ctx.Queue(), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(backend, settings, tasks, results), daemon=True)
              for _ in range(workers)]
-    for p in procs:
-        p.start()
-    in_flight = 0
     try:
+        for p in procs:
+            p.start()
+        in_flight = 0
         for _ in range(2 * workers):                  # keep every worker busy
             g = next(source, None)
             if g is None:
                 break
             tasks.put(g)
             in_flight += 1
-        while in_flight:
+        while in_flight and not stop.requested:
             try:
-                item = results.get(timeout=1.0)
-            except Exception:                         # queue.Empty: check the workers live
+                item = results.get(timeout=STOP_POLL_S)
+            except queue.Empty:                       # check the workers live
                 if not any(p.is_alive() for p in procs):
                     raise RuntimeError("every datagen worker died")
                 continue
             in_flight -= 1
             record(f, *item)
-            if not enough():
+            if not enough() and not stop.requested:
                 nxt = next(source, None)
                 if nxt is not None:
                     tasks.put(nxt)
                     in_flight += 1
-    except KeyboardInterrupt:
-        # games that finished while we were interrupted are written too
-        while True:
-            try:
-                item = results.get(timeout=0.2)
-            except Exception:
-                break
-            record(f, *item)
-        raise
+        if stop.requested:
+            # games that finished while we were interrupted are written too
+            while in_flight:
+                try:
+                    item = results.get(timeout=STOP_POLL_S)
+                except queue.Empty:
+                    break
+                in_flight -= 1
+                record(f, *item)
     finally:
+        procs = [p for p in procs if p.pid is not None]         # the ones that started
         for p in procs:
             if p.is_alive():
                 p.terminate()
         for p in procs:
             p.join(timeout=5)
+            if p.is_alive():                          # SIGTERM did not end it
+                p.kill()
+                p.join(timeout=5)
+        # the workers are gone: nothing will read what is still queued for them
+        tasks.cancel_join_thread()
+        tasks.close()
+        results.close()
 
 
 #: games per Ray task: large enough to amortise the task's start (backend + kernel load)
 RAY_CHUNK = 8
 
 
-def _run_ray(address, backend, settings, source, enough, record, f, workers):
+def _run_ray(address, backend, settings, source, enough, record, f, workers, stop):
     import ray
     env = {k: v for k, v in os.environ.items()
            if k.startswith(("NUMBA_", "UCI_ENGINE_", "XDG_CACHE_HOME"))}
@@ -359,12 +395,22 @@ def _run_ray(address, backend, settings, source, enough, record, f, workers):
         for _ in range(2 * max(1, workers)):
             if not submit():
                 break
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
+        while pending and not stop.requested:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=STOP_POLL_S)
+            if not ready:
+                continue
             for item in ray.get(ready[0]):
                 record(f, *item)
-            if not enough():
+            if not enough() and not stop.requested:
                 submit()
+        if stop.requested and pending:
+            # chunks that finished while we were interrupted are written too; the rest stop
+            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=STOP_POLL_S)
+            for ref in ready:
+                for item in ray.get(ref):
+                    record(f, *item)
+            for ref in pending:
+                ray.cancel(ref, force=True)
     finally:
         if started:
             ray.shutdown()
