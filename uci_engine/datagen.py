@@ -327,29 +327,22 @@ def _run_local(backend, settings, source, enough, record, f, workers, stop):
                 break
             tasks.put(g)
             in_flight += 1
-        while in_flight and not stop.requested:
+        while in_flight:
             try:
                 item = results.get(timeout=STOP_POLL_S)
-            except queue.Empty:                       # check the workers live
+            except queue.Empty:
+                if stop.requested:                    # every game finished by now is written
+                    break
                 if not any(p.is_alive() for p in procs):
                     raise RuntimeError("every datagen worker died")
                 continue
             in_flight -= 1
             record(f, *item)
-            if not enough() and not stop.requested:
+            if not stop.requested and not enough():
                 nxt = next(source, None)
                 if nxt is not None:
                     tasks.put(nxt)
                     in_flight += 1
-        if stop.requested:
-            # games that finished while we were interrupted are written too
-            while in_flight:
-                try:
-                    item = results.get(timeout=STOP_POLL_S)
-                except queue.Empty:
-                    break
-                in_flight -= 1
-                record(f, *item)
     finally:
         procs = [p for p in procs if p.pid is not None]         # the ones that started
         for p in procs:
@@ -395,22 +388,18 @@ def _run_ray(address, backend, settings, source, enough, record, f, workers, sto
         for _ in range(2 * max(1, workers)):
             if not submit():
                 break
-        while pending and not stop.requested:
+        while pending:
             ready, pending = ray.wait(pending, num_returns=1, timeout=STOP_POLL_S)
             if not ready:
+                if stop.requested:                    # every chunk finished by now is written
+                    for ref in pending:
+                        ray.cancel(ref, force=True)
+                    break
                 continue
             for item in ray.get(ready[0]):
                 record(f, *item)
-            if not enough() and not stop.requested:
+            if not stop.requested and not enough():
                 submit()
-        if stop.requested and pending:
-            # chunks that finished while we were interrupted are written too; the rest stop
-            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=STOP_POLL_S)
-            for ref in ready:
-                for item in ray.get(ref):
-                    record(f, *item)
-            for ref in pending:
-                ray.cancel(ref, force=True)
     finally:
         if started:
             ray.shutdown()
