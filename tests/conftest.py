@@ -40,6 +40,27 @@ def load_script(name):
     return mod
 
 
+def search_node(e, depth, alpha=None, beta=None, ply=0, params=None):
+    """A direct call of the search kernel (``uci_engine.kernels.search.negamax``) on the current
+    position of ``e`` (a ``uci_engine.engine.Engine``; its row ``e.root``) as a node ``ply``
+    plies below the root (``ctl[ROOT_ROW]`` is set to ``e.root - ply``; 0 is the root itself),
+    ``depth`` plies deep, with the window (``alpha``, ``beta``) in centipawns (default: the full
+    window), the hand-crafted evaluation and ``params`` (int64[PARAMS_LEN], default
+    ``e.params``). Returns the score (int, centipawns); the nodes it visited are added to
+    ``e.ctl[SS.NODES]``."""
+    import numpy as np
+    from uci_engine.kernels import search as S
+    from uci_engine.kernels import state as SS
+    from uci_engine.kernels import static_eval as SE
+    alpha = -SS.INF if alpha is None else alpha
+    beta = SS.INF if beta is None else beta
+    e.ctl[SS.ROOT_ROW] = e.root - ply
+    return int(S.negamax(e.st, e.mb, e.tt, e.ctl, e.hist, e.ss, e.mv, SE.HCE_ACC, e.net_packed,
+                         e.net_params, e.params if params is None else params, e.tb_array,
+                         np.int64(e.root), np.int64(depth), np.int64(alpha), np.int64(beta),
+                         S.ZERO))
+
+
 def pytest_report_header(config):
     return f"uci_engine sliders: {SLIDERS_TEXT}"
 

@@ -108,19 +108,14 @@ def test_scaled_soft_limit_follows_stability_score_drop_and_node_share():
 def test_soft_stop_ends_the_search_after_one_root_move():
     """SOFT_STOP set before the search: the root stops once its first move is searched, keeping
     that move as the best (the soft deadline's timer sets the flag the same way)."""
-    import numpy as np
+    from conftest import search_node
     from uci_engine.engine import Engine
-    from uci_engine.kernels import search as S
     from uci_engine.kernels import state as SS
-    from uci_engine.kernels import static_eval as SE
     e = Engine(1)
     e.set_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNB1KB1R w KQkq - 2 3", [])
     h = e.ctl
-    h[SS.ROOT_ROW] = e.root
     h[SS.SOFT_STOP] = 1
-    score = S.negamax(e.st, e.mb, e.tt, h, e.hist, e.ss, e.mv, SE.HCE_ACC, e.net_packed,
-                      e.net_params, e.params, e.tb_array, np.int64(e.root), np.int64(6),
-                      np.int64(-SS.INF), np.int64(SS.INF), S.ZERO)
+    score = search_node(e, 6)
     assert h[SS.STOP] == 1 and h[SS.ROOT_DONE] == 1
     assert h[SS.BEST_MOVE] != 0 and score == h[SS.BEST_SCORE]
     # one move searched: every node but the root itself was spent on it
